@@ -1,0 +1,3 @@
+from turnlens.cli import main
+
+raise SystemExit(main())

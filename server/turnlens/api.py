@@ -1,0 +1,69 @@
+"""The small public API, re-exported by `turnlens`.
+
+Functions here accept a pack by name or object so callers need not know the
+loader; nothing here does I/O beyond reading TurnLens's own packaged data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from turnlens.core import classify as _classify
+from turnlens.core import plan as _plan
+from turnlens.core.rules import RulePack, builtin_pack
+from turnlens.core.units import DEFAULT_SEPARATOR, Unit
+from turnlens.core.units import split_units as _split_units
+
+if TYPE_CHECKING:
+    from turnlens.router.resolve import Route
+    from turnlens.router.settings import RouterSettings
+
+
+def resolve_pack(pack: RulePack | str | None) -> RulePack:
+    if pack is None:
+        return builtin_pack("default")
+    if isinstance(pack, str):
+        return builtin_pack(pack)
+    return pack
+
+
+def classify(
+    text: str, pack: RulePack | str | None = None, *, explain: bool = False
+) -> _classify.Classification:
+    """Classify one prompt or turn (SPEC §2)."""
+    return _classify.classify(text, resolve_pack(pack), explain=explain)
+
+
+def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
+    """The turns of a document with exact character ranges (SPEC §3)."""
+    return _split_units(text, separator)
+
+
+def classify_unit(
+    unit: Unit, pack: RulePack | str | None = None, *, explain: bool = False
+) -> _classify.Classification:
+    """Classify a unit, honouring its `<!-- turnlens: class=… -->` pin."""
+    return _classify.classify(unit.text, resolve_pack(pack), explain=explain, pin=unit.pin)
+
+
+def plan(
+    units: Sequence[Unit | _classify.Classification] | str,
+    budget: int,
+    pack: RulePack | str | None = None,
+    *,
+    separator: str = DEFAULT_SEPARATOR,
+) -> _plan.SessionPlan:
+    """The session compression plan (SPEC §4) for units, classifications or a whole document."""
+    if isinstance(units, str):
+        units = _split_units(units, separator)
+    resolved = resolve_pack(pack)
+    results = [u if isinstance(u, _classify.Classification) else classify_unit(u, resolved) for u in units]
+    return _plan.plan(results, budget)
+
+
+def route(text: str, settings: RouterSettings | None = None) -> Route:
+    """The reasoning effort a router gives `text`, offline (SPEC §5, `rules` back end)."""
+    from turnlens.router.resolve import resolve_offline
+
+    return resolve_offline(text, settings)

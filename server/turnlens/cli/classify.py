@@ -1,0 +1,56 @@
+"""`turnlens classify`: the task class of one prompt or turn."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from turnlens.cli.common import EXIT_FLAGGED, EXIT_OK, add_input_args, load_rules, read_input
+
+HELP = """Print the task class of a prompt or turn: one of
+  decision (≤5:1, frozen)   spec (≤3:1, frozen)        code (≤10:1, partly frozen)
+  review (≤15:1)            context (≤25:1)            chitchat (≤80:1)
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "classify",
+        help="print the task class of a prompt or turn",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_input_args(p)
+    p.add_argument("--json", action="store_true", help="print the SE-029 JSON")
+    p.add_argument("--explain", action="store_true", help="also show the rules that fired, with lines")
+    p.add_argument(
+        "--rules",
+        metavar="NAME|PATH",
+        help="a built-in pack (default, reference) or a rules TOML file; "
+        "default: the nearest .turnlens.toml, else the default pack",
+    )
+    p.add_argument("--strict", action="store_true", help="exit 1 when the verdict is SKIP (frozen)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from turnlens.core.classify import classify
+    from turnlens.core.units import parse_directives
+
+    text, path = read_input(args)
+    pack = load_rules(args.rules, path)
+    result = classify(text, pack, explain=args.explain, pin=parse_directives(text).pin)
+    if args.json:
+        print(json.dumps(result.to_json(explain=args.explain), ensure_ascii=False, separators=(",", ":")))
+    else:
+        print(result.task_class)
+        if args.explain:
+            frozen = {"true": "frozen", "partial": "partly frozen", "false": "not frozen"}[result.frozen]
+            print(
+                f"  ≤{result.max_ratio}:1 · {frozen} · {result.verdict} · {result.words} words, {result.lines} lines"
+            )
+            print("  scores: " + "  ".join(f"{k} {v}" for k, v in result.scores.items()))
+            for s in result.signals:
+                where = f"line {s.line}: {s.text!r}" if s.line else s.description
+                print(f"  +{s.weight} {s.category:<8} {s.rule:<22} {where}")
+    return EXIT_FLAGGED if args.strict and result.verdict == "SKIP" else EXIT_OK

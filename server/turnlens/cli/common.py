@@ -1,0 +1,78 @@
+"""What the subcommands share: reading input safely, loading rule packs, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack
+
+EXIT_OK = 0
+EXIT_FLAGGED = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad flags, missing files: one line on stderr, exit 2."""
+
+
+def add_input_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--stdin", action="store_true", help="read the text from standard input")
+    group.add_argument("--input", metavar="FILE", help="read the text from FILE")
+
+
+def decode(data: bytes, name: str) -> str:
+    """UTF-8 with invalid bytes replaced, said once on stderr."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        print(f"turnlens: warning: {name}: invalid UTF-8 replaced with U+FFFD", file=sys.stderr)
+        return data.decode("utf-8", errors="replace")
+
+
+def read_path(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"turnlens: {path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"turnlens: {path}: is a directory") from None
+    except OSError as exc:
+        raise UsageError(f"turnlens: {path}: {exc.strerror or exc}") from None
+    return decode(data, str(path))
+
+
+def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
+    """The text of --stdin or --input, and the file it came from."""
+    if args.input:
+        path = Path(args.input)
+        return read_path(path), path
+    if args.stdin:
+        return decode(sys.stdin.buffer.read(), "<stdin>"), None
+    raise UsageError("turnlens: no input: give --stdin or --input FILE")
+
+
+def load_rules(spec: str | None, near: Path | None) -> RulePack:
+    """`--rules NAME|PATH`, else the `.turnlens.toml` found upward from the input, else `default`."""
+    from turnlens.userfiles import find_project_rules, load_rules_file
+
+    try:
+        if spec in BUILTIN_PACKS:
+            return builtin_pack(spec)
+        if spec:
+            path = Path(spec)
+            if not path.is_file():
+                raise UsageError(
+                    f"turnlens: --rules {spec}: no such file (built-in packs: {', '.join(BUILTIN_PACKS)})"
+                )
+            pack = load_rules_file(path)
+        else:
+            found = find_project_rules(near.parent if near else Path.cwd())
+            pack = load_rules_file(found) if found else builtin_pack("default")
+    except RulePackError as exc:
+        raise UsageError(f"turnlens: {exc}") from None
+    for warning in pack.warnings:
+        print(f"turnlens: warning: {warning} (rule skipped)", file=sys.stderr)
+    return pack

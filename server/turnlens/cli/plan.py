@@ -1,0 +1,60 @@
+"""`turnlens plan`: the SE-029 session compression plan against a token budget."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from turnlens.cli.common import EXIT_FLAGGED, EXIT_OK, UsageError, load_rules, read_path
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="plan a session's compression against a token budget",
+        description="Classify every turn of a session file (turns separated by ---TURN--- lines) and "
+        "plan how far each may be compressed. Exit 1 when the plan overflows the budget.",
+    )
+    p.add_argument("--session", metavar="FILE", help="the session transcript")
+    p.add_argument("--budget", metavar="N", help="the token budget (a whole number ≥ 0)")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.add_argument("--rules", metavar="NAME|PATH", help="rule pack or rules file (as for classify)")
+    p.add_argument(
+        "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from turnlens.api import plan
+    from turnlens.core.units import DEFAULT_SEPARATOR, SeparatorError
+
+    if not args.session:
+        raise UsageError("turnlens plan: missing --session FILE")
+    if args.budget is None:
+        raise UsageError("turnlens plan: missing --budget N")
+    try:
+        budget = int(args.budget)
+    except ValueError:
+        raise UsageError(f"turnlens plan: --budget must be a whole number, got {args.budget!r}") from None
+    if budget < 0:
+        raise UsageError(f"turnlens plan: --budget must be ≥ 0, got {budget}")
+    path = Path(args.session)
+    text = read_path(path)
+    pack = load_rules(args.rules, path)
+    try:
+        result = plan(text, budget, pack, separator=args.separator or DEFAULT_SEPARATOR)
+    except SeparatorError as exc:
+        raise UsageError(f"turnlens plan: {exc}") from None
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":")))
+    else:
+        print(f"{'turn':>4}  {'class':<9} {'frozen':<8} {'words':>7}  {'ratio':>5}  {'planned':>7}")
+        for t in result.turns:
+            print(
+                f"{t.turn:>4}  {t.task_class:<9} {t.frozen:<8} {t.words_orig:>7}  "
+                f"{t.applied_ratio:>4}:1  {t.words_plan:>7}"
+            )
+        print(result.message)
+    return EXIT_OK if result.fits else EXIT_FLAGGED

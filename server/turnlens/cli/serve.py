@@ -1,0 +1,33 @@
+"""`turnlens serve`: the language server, over stdio or TCP."""
+
+from __future__ import annotations
+
+import argparse
+
+from turnlens.cli.common import UsageError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("serve", help="run the language server (stdio by default)")
+    p.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
+    p.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="logging level for stderr (default INFO)",
+    )
+    p.add_argument("--log-file", metavar="FILE", help="also append logs to FILE")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    host = port = None
+    if args.tcp:
+        host, _, port_text = args.tcp.rpartition(":")
+        if not host or not port_text.isdigit():
+            raise UsageError(f"turnlens serve: --tcp wants HOST:PORT, got {args.tcp!r}")
+        port = int(port_text)
+    from turnlens.lsp.server import run_server
+
+    return run_server(host=host, port=port, log_level=args.log_level, log_file=args.log_file)

@@ -1,0 +1,55 @@
+"""The six task classes: how far each may be compressed and whether it is frozen.
+
+The table is data (`packs/classes.toml`) so the docs, the JSON and the editor
+views all read the same numbers.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from types import MappingProxyType
+from typing import Literal, cast
+
+Frozen = Literal["true", "partial", "false"]
+_FROZEN = ("true", "partial", "false")
+_VERDICTS = ("SKIP", "COMPRESS_LIMITED", "COMPRESS")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskClass:
+    name: str
+    max_ratio: int
+    frozen: Frozen
+    verdict: str
+    description: str
+
+
+@cache
+def _load() -> MappingProxyType[str, TaskClass]:
+    source = "<builtin:classes.toml>"
+    text = resources.files("turnlens.core.packs").joinpath("classes.toml").read_text(encoding="utf-8")
+    table: dict[str, TaskClass] = {}
+    for raw in tomllib.loads(text)["class"]:
+        name = raw["name"]
+        ratio, frozen, verdict = raw["max_ratio"], raw["frozen"], raw["verdict"]
+        if not isinstance(ratio, int) or ratio < 1:
+            raise ValueError(f"{source}: class {name!r}: max_ratio must be a whole number ≥ 1")
+        if frozen not in _FROZEN or verdict not in _VERDICTS:
+            raise ValueError(f"{source}: class {name!r}: bad frozen or verdict value")
+        table[name] = TaskClass(name, ratio, cast(Frozen, frozen), verdict, raw.get("description", ""))
+    return MappingProxyType(table)
+
+
+def task_classes() -> MappingProxyType[str, TaskClass]:
+    """All classes by name, in tie-break order (strictest first)."""
+    return _load()
+
+
+def task_class(name: str) -> TaskClass:
+    return _load()[name]
+
+
+CLASS_NAMES: tuple[str, ...] = tuple(_load())

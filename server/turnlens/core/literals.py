@@ -1,0 +1,112 @@
+"""Literal pre-checks for regular expressions.
+
+Most rules can only match where some literal string occurs (`Traceback`,
+`SPEC-`, a fence of backticks). Checking `literal in text` runs at memory speed
+in C, so the engine skips the regex entirely for most rules on most texts. The
+extraction is conservative: when in doubt it returns None and the regex runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+try:  # Python ≥ 3.11
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser as _p  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - older layouts
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _p  # type: ignore[no-redef]
+
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
+_MAX_ALTERNATIVES = 32
+
+
+def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    """The more selective of two candidate sets: longer shortest literal, then fewer."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    ka = (min(map(len, a)), -len(a))
+    kb = (min(map(len, b)), -len(b))
+    return a if ka >= kb else b
+
+
+def _seq(items: Any) -> frozenset[str] | None:
+    """A set of strings one of which every match of the sequence contains."""
+    best: frozenset[str] | None = None
+    run: list[str] = []
+
+    def flush() -> None:
+        nonlocal best
+        if run:
+            best = _better(best, frozenset({"".join(run)}))
+            run.clear()
+
+    for op, av in items:
+        if op is _c.LITERAL:
+            run.append(chr(av))
+            continue
+        if op is _c.SUBPATTERN:
+            inner = _seq(av[3])
+            # a group that is exactly a literal keeps the run going
+            if inner is not None and len(inner) == 1 and _is_pure_literal(av[3]):
+                run.append(next(iter(inner)))
+                continue
+            flush()
+            best = _better(best, inner)
+            continue
+        flush()
+        if op is _c.BRANCH:
+            alts = [_seq(branch) for branch in av[1]]
+            if all(a is not None for a in alts):
+                union = frozenset().union(*[a for a in alts if a is not None])
+                if len(union) <= _MAX_ALTERNATIVES:
+                    best = _better(best, union)
+        elif op in _REPEATS and av[0] >= 1:
+            best = _better(best, _seq(av[2]))
+        elif op is getattr(_c, "ATOMIC_GROUP", None):
+            best = _better(best, _seq(av))
+    flush()
+    if best is not None and any(not s for s in best):
+        return None
+    return best
+
+
+def _is_pure_literal(items: Any) -> bool:
+    return all(op is _c.LITERAL for op, _ in items)
+
+
+def required_literals(pattern: str, ignore_case: bool) -> tuple[tuple[str, ...], bool] | None:
+    """Literals one of which every match contains, and whether to compare case-folded.
+
+    Returns None when no useful set can be proven (the regex then always runs).
+    """
+    try:
+        parsed = _p.parse(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error:
+        return None
+    flags = parsed.state.flags
+    if flags & (re.VERBOSE):
+        return None
+    found = _seq(parsed)
+    if not found:
+        return None
+    folded = ignore_case or bool(flags & re.IGNORECASE) or _has_inline_flags(parsed)
+    lits = tuple(sorted({s.casefold() if folded else s for s in found}, key=len))
+    return lits, folded
+
+
+def _has_inline_flags(items: Any) -> bool:
+    for op, av in items:
+        if op is _c.SUBPATTERN:
+            if av[1] or av[2] or _has_inline_flags(av[3]):
+                return True
+        elif op is _c.BRANCH:
+            if any(_has_inline_flags(b) for b in av[1]):
+                return True
+        elif op in _REPEATS:
+            if _has_inline_flags(av[2]):
+                return True
+    return False

@@ -1,0 +1,293 @@
+"""Rules and rule packs: the data the scoring engine runs on.
+
+Packs are TOML so that people can read, diff and extend them without writing
+Python. Everything is validated here, at load, so the engine never meets a bad
+rule: a broken built-in pack raises :class:`RulePackError`; a broken user rule
+is reported with its name and skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+BUILTIN_PACKS = ("default", "reference")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+_RULE_KEYS = {
+    "id",
+    "category",
+    "class",
+    "label",
+    "weight",
+    "pattern",
+    "ignore_case",
+    "min_words",
+    "max_words",
+    "min_lines",
+    "max_lines",
+    "description",
+    "enabled",
+}
+MAX_PATTERN_LENGTH = 2000
+
+
+class RulePackError(ValueError):
+    """A pack or rule that cannot be used; the message names the file and rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One additive signal: when it matches, its category gains `weight`, once."""
+
+    id: str
+    category: str
+    weight: int
+    description: str = ""
+    pattern: str | None = None
+    ignore_case: bool = False
+    min_words: int | None = None
+    max_words: int | None = None
+    min_lines: int | None = None
+    max_lines: int | None = None
+    source: str = ""
+    # "re" for TurnLens's own reviewed packs; "re2" (linear time, no backtracking)
+    # for patterns that come from users' files and settings.
+    engine: str = "re"
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """What to answer when no category scores above zero."""
+
+    short: str
+    long: str
+    max_short_words: int
+
+
+@dataclass(frozen=True)
+class RulePack:
+    """An ordered set of categories (tie order, strictest first) and their rules."""
+
+    name: str
+    categories: tuple[str, ...]
+    rules: tuple[Rule, ...]
+    fallback: Fallback | None = None
+    description: str = ""
+    source: str = ""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    def rule(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+
+def _err(source: str, rule_id: str | None, problem: str) -> RulePackError:
+    where = f"{source}: rule '{rule_id}'" if rule_id else source
+    return RulePackError(f"{where}: {problem}")
+
+
+def _int_field(raw: Mapping[str, Any], key: str, source: str, rid: str) -> int | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _err(source, rid, f"{key} must be a whole number ≥ 0, got {value!r}")
+    return value
+
+
+def _check_re2(pattern: str, ignore_case: bool, source: str, rid: str) -> None:
+    import re2
+
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.log_errors = False
+    try:
+        re2.compile(pattern, options)
+    except re2.error as exc:
+        raise _err(
+            source,
+            rid,
+            f"pattern is not allowed in user rules: {exc} (user patterns use RE2 syntax, which runs in "
+            "linear time: no backreferences or lookaround)",
+        ) from None
+
+
+def parse_rule(raw: Mapping[str, Any], categories: Iterable[str], source: str, *, user: bool = False) -> Rule:
+    """Validate one `[[rule]]` table; raises RulePackError naming the rule."""
+    rid = raw.get("id")
+    if not isinstance(rid, str) or not _ID.match(rid):
+        raise _err(source, None, f"a rule needs an id (letters, digits, . _ : -), got {rid!r}")
+    unknown = sorted(set(raw) - _RULE_KEYS)
+    if unknown:
+        raise _err(source, rid, f"unknown key(s) {', '.join(unknown)}")
+    category = raw.get("category", raw.get("class", raw.get("label")))
+    allowed = tuple(categories)
+    if category not in allowed:
+        raise _err(source, rid, f"unknown class {category!r} (expected one of: {', '.join(allowed)})")
+    weight = raw.get("weight")
+    if isinstance(weight, bool) or not isinstance(weight, int) or not -100 <= weight <= 100:
+        raise _err(source, rid, f"weight must be a whole number from -100 to 100, got {weight!r}")
+    pattern = raw.get("pattern")
+    ignore_case = raw.get("ignore_case", False)
+    if not isinstance(ignore_case, bool):
+        raise _err(source, rid, f"ignore_case must be true or false, got {ignore_case!r}")
+    if pattern is not None:
+        if not isinstance(pattern, str) or not pattern:
+            raise _err(source, rid, "pattern must be a non-empty string")
+        if len(pattern) > MAX_PATTERN_LENGTH:
+            raise _err(source, rid, f"pattern is longer than {MAX_PATTERN_LENGTH} characters")
+        try:
+            re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+        except re.error as exc:
+            raise _err(source, rid, f"pattern does not compile: {exc}") from None
+        if user:
+            _check_re2(pattern, ignore_case, source, rid)
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise _err(source, rid, "description must be a string")
+    rule = Rule(
+        id=rid,
+        category=str(category),
+        weight=weight,
+        description=description,
+        pattern=pattern,
+        ignore_case=ignore_case,
+        min_words=_int_field(raw, "min_words", source, rid),
+        max_words=_int_field(raw, "max_words", source, rid),
+        min_lines=_int_field(raw, "min_lines", source, rid),
+        max_lines=_int_field(raw, "max_lines", source, rid),
+        source=source,
+        engine="re2" if user and pattern is not None else "re",
+    )
+    if pattern is None and all(
+        v is None for v in (rule.min_words, rule.max_words, rule.min_lines, rule.max_lines)
+    ):
+        raise _err(source, rid, "a rule needs a pattern or a word/line bound")
+    return rule
+
+
+def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _err(source, None, f"not valid TOML: {exc}") from None
+
+
+def _parse_fallback(meta: Mapping[str, Any], categories: tuple[str, ...], source: str) -> Fallback | None:
+    raw = meta.get("fallback")
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise _err(source, None, "[pack] fallback must be a table {short, long, max_short_words}")
+    short, long, words = raw.get("short"), raw.get("long"), raw.get("max_short_words")
+    if short not in categories or long not in categories:
+        raise _err(source, None, "[pack] fallback short/long must name categories of the pack")
+    if isinstance(words, bool) or not isinstance(words, int) or words < 0:
+        raise _err(source, None, "[pack] fallback max_short_words must be a whole number ≥ 0")
+    return Fallback(short=str(short), long=str(long), max_short_words=words)
+
+
+def parse_pack(
+    text: str,
+    source: str,
+    *,
+    base: RulePack | None = None,
+    strict: bool = True,
+    user: bool = False,
+) -> RulePack:
+    """Build a pack from TOML text.
+
+    With a `base`, rules extend it: a rule with the id of a base rule replaces
+    it, `enabled = false` removes it. With `strict=False` (user files) a bad
+    rule is skipped and named in `pack.warnings` instead of failing the load;
+    `user=True` runs the file's patterns on the linear-time RE2 engine.
+    """
+    data = _parse_toml(text, source)
+    meta = data.get("pack", {})
+    if not isinstance(meta, Mapping):
+        raise _err(source, None, "[pack] must be a table")
+    unknown_top = sorted(set(data) - {"pack", "rule"})
+    if unknown_top:
+        raise _err(source, None, f"unknown table(s) {', '.join(unknown_top)} (expected [pack] and [[rule]])")
+    if base is None and isinstance(meta.get("extends"), str):
+        base = builtin_pack(meta["extends"])
+    if base is not None:
+        categories = base.categories
+        if "categories" in meta and tuple(meta["categories"]) != categories:
+            raise _err(source, None, "an extending pack cannot change the categories")
+    else:
+        cats = meta.get("categories")
+        if not isinstance(cats, list) or not cats or not all(isinstance(c, str) for c in cats):
+            raise _err(source, None, "[pack] categories must be a non-empty list of names")
+        if len(set(cats)) != len(cats):
+            raise _err(source, None, "[pack] categories has duplicates")
+        categories = tuple(cats)
+    raw_rules = data.get("rule", [])
+    if not isinstance(raw_rules, list):
+        raise _err(source, None, "rules must be written as [[rule]] tables")
+    rules: dict[str, Rule] = {r.id: r for r in base.rules} if base else {}
+    warnings = list(base.warnings) if base else []
+    seen: set[str] = set()
+    for raw in raw_rules:
+        try:
+            if not isinstance(raw, Mapping):
+                raise _err(source, None, "each [[rule]] must be a table")
+            rid = raw.get("id")
+            if isinstance(rid, str) and rid in seen:
+                raise _err(source, rid, "duplicate rule id in this file")
+            if raw.get("enabled", True) is False and isinstance(rid, str):
+                seen.add(rid)
+                rules.pop(rid, None)
+                continue
+            rule = parse_rule(raw, categories, source, user=user)
+        except RulePackError as exc:
+            if strict:
+                raise
+            warnings.append(str(exc))
+            continue
+        seen.add(rule.id)
+        rules[rule.id] = rule
+    fallback = _parse_fallback(meta, categories, source) if "fallback" in meta else None
+    if fallback is None and base is not None:
+        fallback = base.fallback
+    name = meta.get("name", base.name if base else source)
+    return RulePack(
+        name=str(name),
+        categories=categories,
+        rules=tuple(rules.values()),
+        fallback=fallback,
+        description=str(meta.get("description", base.description if base else "")),
+        source=source,
+        warnings=tuple(warnings),
+    )
+
+
+def _read_packaged(package: str, filename: str) -> str:
+    return resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+
+
+@cache
+def builtin_pack(name: str) -> RulePack:
+    """One of the packs shipped with TurnLens (`default`, `reference`)."""
+    if name not in BUILTIN_PACKS:
+        raise RulePackError(f"unknown rule pack {name!r} (built-in packs: {', '.join(BUILTIN_PACKS)})")
+    text = _read_packaged("turnlens.core.packs", f"{name}.toml")
+    return parse_pack(text, f"<builtin:{name}.toml>")
+
+
+@cache
+def packaged_pack(package: str, filename: str) -> RulePack:
+    """A pack shipped inside another TurnLens package (e.g. the router's labels)."""
+    return parse_pack(_read_packaged(package, filename), f"<builtin:{filename}>")
+
+
+def with_rules(base: RulePack, extra: Iterable[Rule]) -> RulePack:
+    """A pack with `extra` rules added or replacing rules of the same id."""
+    rules = {r.id: r for r in base.rules}
+    for rule in extra:
+        rules[rule.id] = rule
+    return replace(base, rules=tuple(rules.values()))

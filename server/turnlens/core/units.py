@@ -1,0 +1,125 @@
+"""split_units(): a document → its turns, each with its exact character range.
+
+A document is one unit unless it contains turn separator lines; then each turn
+between separators is a unit. Inline comments steer a unit:
+`<!-- turnlens: class=decision -->` pins its class, `<!-- turnlens: ignore -->`
+silences it, `<!-- turnlens: ignore-file -->` silences the whole document.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from turnlens.core.classes import CLASS_NAMES
+
+DEFAULT_SEPARATOR = "---TURN---"
+_DIRECTIVE = re.compile(r"<!--[ \t]*turnlens:[ \t]*(.*?)[ \t]*-->", re.IGNORECASE)
+_BLANK_PREFIX = re.compile(r"[ \t\r\n\f\v]*")
+
+
+class SeparatorError(ValueError):
+    """A turn separator pattern that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One turn: `text == document[start:end]`; `index` counts from 1."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+    pin: str | None = None
+    ignored: bool = False
+
+    @property
+    def content_start(self) -> int:
+        """Offset of the first non-blank character (where views anchor)."""
+        m = _BLANK_PREFIX.match(self.text)
+        return self.start + (m.end() if m else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Directives:
+    pin: str | None = None
+    ignore: bool = False
+    ignore_file: bool = False
+    problems: tuple[str, ...] = ()
+
+
+def parse_directives(text: str) -> Directives:
+    """Read `<!-- turnlens: … -->` comments; unknown words are reported, not fatal."""
+    if "turnlens:" not in text and "TURNLENS:" not in text.upper():
+        return Directives()
+    pin: str | None = None
+    ignore = ignore_file = False
+    problems: list[str] = []
+    for m in _DIRECTIVE.finditer(text):
+        for word in m.group(1).replace(",", " ").split():
+            key, _, value = word.partition("=")
+            key = key.lower()
+            if key == "ignore" and not value:
+                ignore = True
+            elif key == "ignore-file" and not value:
+                ignore_file = True
+            elif key == "class" and value.lower() in CLASS_NAMES:
+                pin = value.lower()
+            else:
+                problems.append(f"unknown turnlens directive {word!r}")
+    return Directives(pin, ignore, ignore_file, tuple(problems))
+
+
+@lru_cache(maxsize=64)
+def compile_separator(pattern: str) -> re.Pattern[str]:
+    """A separator is a regex that matches a whole line (its `^`/`$` are optional)."""
+    core = pattern
+    if core.startswith("^"):
+        core = core[1:]
+    if core.endswith("$") and not core.endswith("\\$"):
+        core = core[:-1]
+    if not core:
+        raise SeparatorError("the turn separator pattern is empty")
+    try:
+        rx = re.compile(rf"^(?:{core})[ \t]*\r?$", re.MULTILINE)
+    except re.error as exc:
+        raise SeparatorError(f"the turn separator {pattern!r} does not compile: {exc}") from None
+    if rx.match(""):
+        raise SeparatorError(f"the turn separator {pattern!r} matches an empty line")
+    return rx
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset just past the line break at or after `pos` (or the end of text)."""
+    nl = text.find("\n", pos)
+    return len(text) if nl < 0 else nl + 1
+
+
+def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
+    """The non-empty units of a document, in order, with exact offsets."""
+    rx = compile_separator(separator)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in rx.finditer(text):
+        spans.append((pos, m.start()))
+        pos = _line_end(text, m.end())
+    spans.append((pos, len(text)))
+    file_ignored = parse_directives(text).ignore_file if "turnlens:" in text.lower() else False
+    units: list[Unit] = []
+    for start, end in spans:
+        chunk = text[start:end]
+        if not chunk.strip():
+            continue
+        d = parse_directives(chunk)
+        units.append(
+            Unit(
+                index=len(units) + 1,
+                start=start,
+                end=end,
+                text=chunk,
+                pin=d.pin,
+                ignored=d.ignore or file_ignored,
+            )
+        )
+    return units
