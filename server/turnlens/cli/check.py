@@ -7,6 +7,7 @@ of a laptop are used on a transcript archive.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -15,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from turnlens.cli.common import EXIT_OK, EXIT_USAGE, UsageError, load_rules
+from turnlens.cli.common import EXIT_OK, UsageError, load_rules
 from turnlens.core.rules import RulePack
 
 SUFFIXES = (".md", ".txt")
@@ -113,10 +114,8 @@ def _results(
 ) -> Iterator[tuple[list[dict[str, Any]], str | None]]:
     total = 0
     for f in files:
-        try:
+        with contextlib.suppress(OSError):
             total += f.stat().st_size
-        except OSError:
-            pass
     if jobs == 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
         _init(pack, separator)
         yield from map(check_file, files)
@@ -134,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     except SeparatorError as exc:
         raise UsageError(f"turnlens check: {exc}") from None
     files = collect(args.paths)
+    if not files:
+        raise UsageError(f"turnlens check: no *.md, *.txt or *.prompt* files in {', '.join(args.paths)}")
     pack = load_rules(args.rules, files[0] if len(files) == 1 else None)
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     first = True
@@ -150,4 +151,4 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.write(_render(item) + "\n")
     if args.format == "json":
         sys.stdout.write("\n]\n")
-    return EXIT_OK if files else EXIT_USAGE
+    return EXIT_OK

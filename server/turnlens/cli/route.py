@@ -1,14 +1,101 @@
-"""`turnlens route`: the reasoning effort a router gives a prompt (owned by the router work)."""
+"""`turnlens route`: the reasoning effort a router gives a prompt, its source and why."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any
+
+from turnlens.cli.common import EXIT_OK, UsageError, add_input_args, read_input
+
+HELP = """Print the route of a prompt: `phase effort (source)`, e.g.
+
+  plan high (keyword)                 reflect high (classifier: analysis)
+  high (explicit)                     none (classifier: chat)       none (short)
+
+Phases: plan, reflect, implement, apply. Sources, first match wins: off, directive
+(/route <phase>), slash, explicit (/effort <level>, effort: frontmatter), keyword
+(ultrathink, think hard…), short, paused, classifier, fallback.
+The default back end (rules) is offline; --backend openai|anthropic sends a sample
+of the prompt to --endpoint.
+"""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("route", help="the reasoning effort a router gives a prompt (not ready yet)")
+    p = sub.add_parser(
+        "route",
+        help="print the reasoning effort a router gives a prompt",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_input_args(p)
+    p.add_argument("--json", action="store_true", help="print phase, effort, label, source, reason, signals")
+    p.add_argument("--explain", action="store_true", help="also print the reason and the rules that fired")
+    p.add_argument(
+        "--backend", choices=("rules", "openai", "anthropic"), help="the classifier (default rules)"
+    )
+    p.add_argument("--endpoint", metavar="URL", help="model server base URL (openai: …/v1)")
+    p.add_argument("--model", metavar="NAME", help="model name for a model back end")
+    p.add_argument("--timeout-ms", metavar="N", type=int, help="bound of a model call (default 3000)")
+    p.add_argument("--api-key-env", metavar="NAME", help="environment variable that holds the API key")
+    p.add_argument("--fallback", choices=("rules", "none"), help="what answers when the model fails")
     p.set_defaults(func=run)
 
 
+def _settings(args: argparse.Namespace) -> Any:
+    from turnlens.router.settings import parse_router_settings
+
+    raw: dict[str, Any] = {}
+    for flag, key in (
+        ("backend", "backend"),
+        ("endpoint", "endpoint"),
+        ("model", "model"),
+        ("timeout_ms", "timeoutMs"),
+        ("api_key_env", "apiKeyEnv"),
+        ("fallback", "fallback"),
+    ):
+        value = getattr(args, flag)
+        if value is not None:
+            raw[key] = value
+    settings, warnings = parse_router_settings(raw)
+    if warnings:
+        flags = {"router.timeoutMs": "--timeout-ms", "router.apiKeyEnv": "--api-key-env"}
+        message = warnings[0].replace("; using the default", "")
+        for name, flag in flags.items():
+            message = message.replace(name, flag)
+        raise UsageError(f"turnlens route: {message.replace('router.', '--')}")
+    return settings
+
+
+async def _route_with_model(text: str, settings: Any) -> Any:
+    from turnlens.router.service import Router
+
+    router = Router(settings)
+    try:
+        return await router.route(text)
+    finally:
+        await router.aclose()
+
+
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    from turnlens.router.resolve import resolve_early, resolve_offline
+
+    text, _ = read_input(args)
+    settings = _settings(args)
+    if settings.uses_model and resolve_early(text, settings) is None:
+        import asyncio
+
+        route = asyncio.run(_route_with_model(text, settings))
+    else:
+        route = resolve_offline(text, settings)
+    if args.json:
+        print(json.dumps(route.to_json(), ensure_ascii=False, separators=(",", ":")))
+        return EXIT_OK
+    print(route.describe())
+    if args.explain:
+        print(f"  why: {route.reason}")
+        for s in route.signals:
+            weight = f"+{s.weight}" if s.weight > 0 else (str(s.weight) if s.weight else " ·")
+            where = f"line {s.line}: {s.text!r}" if s.line else s.description
+            print(f"  {weight:>3} {s.category:<11} {s.rule:<26} {where}")
+    return EXIT_OK

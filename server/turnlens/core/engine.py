@@ -13,11 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from turnlens.core.literals import required_literals
+from turnlens.core.literals import fold, required_literals
 from turnlens.core.rules import Rule, RulePack
+from turnlens.core.translate import translate
+
+# `\A`, `\Z` and lookaround see past a line break when the whole text is searched at
+# once, so patterns using them are always run line by line (the defined semantics).
+_SEES_PAST_LINE = re.compile(r"\\[AZz]|\(\?<?[=!]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +60,6 @@ def normalize_newlines(text: str) -> str:
     return text
 
 
-def fold(text: str) -> str:
-    """Case-fold for literal pre-checks; `ı` is the one letter `re` matches as `i` that folds apart."""
-    folded = text.casefold()
-    return folded.replace("ı", "i") if "ı" in folded else folded
-
-
 def _end(text: str) -> int:
     """Where matching stops: a final line break does not start another (empty) line."""
     return len(text) - 1 if text.endswith("\n") else len(text)
@@ -81,6 +79,22 @@ def count_lines(text: str) -> int:
     return text.rstrip("\n").count("\n") + 1
 
 
+class _Folded:
+    """The case-folded text, made on first use (most texts never need it)."""
+
+    __slots__ = ("_folded", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._folded: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._folded is None:
+            self._folded = fold(self._text)
+        return self._folded
+
+
 def _compile_pattern(rule: Rule, *, multiline: bool) -> Any:
     """A compiled pattern with a `search(text, pos, endpos)` that returns a match or None."""
     assert rule.pattern is not None
@@ -98,7 +112,7 @@ def _compile_pattern(rule: Rule, *, multiline: bool) -> Any:
 class _Compiled:
     """A rule made ready for the fast path."""
 
-    __slots__ = ("folded", "line_regex", "literals", "regex", "rule")
+    __slots__ = ("by_line", "folded", "line_regex", "literals", "regex", "rule")
 
     def __init__(self, rule: Rule) -> None:
         self.rule = rule
@@ -106,7 +120,9 @@ class _Compiled:
         self.line_regex: Any = None
         self.literals: tuple[str, ...] | None = None
         self.folded = False
+        self.by_line = False
         if rule.pattern is not None:
+            self.by_line = _SEES_PAST_LINE.search(rule.pattern) is not None
             self.regex = _compile_pattern(rule, multiline=True)
             self.line_regex = _compile_pattern(rule, multiline=False)
             found = required_literals(rule.pattern, rule.ignore_case)
@@ -122,7 +138,7 @@ class _Compiled:
             or (r.max_lines is not None and lines > r.max_lines)
         )
 
-    def first_match(self, text: str, folded: str | None) -> tuple[int, int] | None:
+    def first_match(self, text: str, folded: _Folded | None = None) -> tuple[int, int] | None:
         """(start, end) of the first match within one line, or None."""
         regex = self.regex
         if regex is None:
@@ -130,10 +146,11 @@ class _Compiled:
         if not text:
             return None
         if self.literals is not None:
-            hay = folded if self.folded else text
-            assert hay is not None
+            hay = (folded or _Folded(text)).text if self.folded else text
             if not any(lit in hay for lit in self.literals):
                 return None
+        if self.by_line:
+            return self._first_match_by_line(text)
         m = regex.search(text, 0, _end(text))
         if m is None:
             return None
@@ -152,16 +169,116 @@ class _Compiled:
         return None
 
 
-@cache
-def _compile(pack: RulePack) -> tuple[tuple[_Compiled, ...], bool]:
-    compiled = tuple(_Compiled(rule) for rule in pack.rules)
-    return compiled, any(c.folded for c in compiled)
+class _PackMatcher:
+    """All rules of a pack, ready for one pass: an RE2 set for the translatable
+    patterns, Python `re` (with literal pre-checks) for the rest."""
+
+    def __init__(self, pack: RulePack) -> None:
+        self.rules = tuple(_Compiled(rule) for rule in pack.rules)
+        self.needs_fold = any(c.folded for c in self.rules)
+        self.in_set: list[_Compiled] = []
+        self.exact: list[bool] = []
+        self.outside: list[_Compiled] = []
+        self.bounded_only: list[_Compiled] = []
+        self.set: Any = None
+        patterns: list[str] = []
+        for c in self.rules:
+            rule = c.rule
+            if rule.pattern is None:
+                self.bounded_only.append(c)
+                continue
+            t = translate(rule.pattern, rule.ignore_case) if rule.engine == "re" else None
+            if t is None:
+                self.outside.append(c)
+                continue
+            patterns.append(t.pattern)
+            self.in_set.append(c)
+            self.exact.append(t.exact)
+        if patterns:
+            self.set = _build_set(patterns)
+            if self.set is None:
+                self.outside.extend(self.in_set)
+                self.in_set, self.exact = [], []
+
+    def fired(self, text: str, words: int, lines: int) -> list[_Compiled]:
+        """The rules that match `text`, in pack order."""
+        folded = _Folded(text)
+        hits: list[_Compiled] = [c for c in self.bounded_only if c.bounds_ok(words, lines)]
+        data = _set_input(text) if self.set is not None else None
+        if data is None:
+            candidates = [(c, False) for c in self.in_set]
+        else:
+            found = self.set.Match(data) or ()
+            candidates = [(self.in_set[i], self.exact[i]) for i in found]
+        for c, exact in candidates:
+            if c.bounds_ok(words, lines) and (exact or c.first_match(text, folded) is not None):
+                hits.append(c)
+        for c in self.outside:
+            if c.bounds_ok(words, lines) and c.first_match(text, folded) is not None:
+                hits.append(c)
+        if len(hits) > 1:
+            order = self.order
+            hits.sort(key=lambda c: order[id(c)])
+        return hits
+
+    @property
+    def order(self) -> dict[int, int]:
+        try:
+            return self._order
+        except AttributeError:
+            self._order = {id(c): i for i, c in enumerate(self.rules)}
+            return self._order
 
 
-def _signal(rule: Rule, text: str, span: tuple[int, int]) -> Signal:
+def _build_set(patterns: list[str]) -> Any:
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        return None
+    options = re2.Options()
+    options.max_mem = 256 << 20
+    options.log_errors = False
+    rset = re2.Set.SearchSet(options)
+    try:
+        for p in patterns:
+            rset.Add(p)
+        rset.Compile()
+    except re2.error:
+        return None
+    return rset
+
+
+def _set_input(text: str) -> bytes | None:
+    """UTF-8 for the RE2 set; None sends the text down the Python path instead
+    (lone surrogates, and `ı` and `İ`, which Python's case-insensitive `i` matches and RE2's
+    does not: the only letters where the two engines' case folding differs)."""
+    if "ı" in text or "İ" in text:
+        return None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
+_MATCHERS: dict[int, tuple[RulePack, _PackMatcher]] = {}
+
+
+def _matcher(pack: RulePack) -> _PackMatcher:
+    """The compiled matcher of a pack, by identity (hashing a pack walks every rule)."""
+    entry = _MATCHERS.get(id(pack))
+    if entry is None or entry[0] is not pack:
+        if len(_MATCHERS) > 64:
+            _MATCHERS.clear()
+        entry = (pack, _PackMatcher(pack))
+        _MATCHERS[id(pack)] = entry
+    return entry[1]
+
+
+def _signal(rule: Rule, text: str, span: tuple[int, int], words: int, lines: int) -> Signal:
     start, end = span
     if rule.pattern is None:
-        return Signal(rule.id, rule.category, rule.weight, 0, "", rule.description)
+        size = f"{words} words" if rule.min_words is not None or rule.max_words is not None else f"{lines} lines"
+        return Signal(rule.id, rule.category, rule.weight, 0, size, rule.description)
     line = text.count("\n", 0, start) + 1
     excerpt = text[start:end]
     if len(excerpt) > 80:
@@ -179,20 +296,16 @@ def score(text: str, pack: RulePack, *, explain: bool = False) -> Score:
     text = normalize_newlines(text)
     words = count_words(text)
     lines = count_lines(text)
-    compiled, needs_fold = _compile(pack)
-    folded = fold(text) if needs_fold else None
+    matcher = _matcher(pack)
     scores = dict.fromkeys(pack.categories, 0)
     signals: list[Signal] = []
-    for c in compiled:
-        if not c.bounds_ok(words, lines):
-            continue
-        span = c.first_match(text, folded)
-        if span is None:
-            continue
+    folded = _Folded(text)
+    for c in matcher.fired(text, words, lines):
         rule = c.rule
         scores[rule.category] += rule.weight
         if explain:
-            signals.append(_signal(rule, text, span))
+            span = c.first_match(text, folded) or (0, 0)
+            signals.append(_signal(rule, text, span, words, lines))
         else:
             signals.append(Signal(rule.id, rule.category, rule.weight, 0, "", rule.description))
     return Score(scores, words, lines, tuple(signals))

@@ -74,6 +74,19 @@ def _seq(items: Any) -> frozenset[str] | None:
     return best
 
 
+def fold(text: str) -> str:
+    """Case-fold for literal pre-checks, so that every match `re` finds ignoring case survives.
+
+    `str.casefold` groups letters as `re`'s IGNORECASE does except for the Turkish
+    i's: `re` matches `İ` and `ı` as `i`, while casefold gives `i̇` (two code points)
+    and `ı`. Literals and texts must both go through this one function.
+    """
+    if "İ" in text:
+        text = text.replace("İ", "i")
+    folded = text.casefold()
+    return folded.replace("ı", "i") if "ı" in folded else folded
+
+
 def _is_pure_literal(items: Any) -> bool:
     return all(op is _c.LITERAL for op, _ in items)
 
@@ -94,7 +107,7 @@ def required_literals(pattern: str, ignore_case: bool) -> tuple[tuple[str, ...],
     if not found:
         return None
     folded = ignore_case or bool(flags & re.IGNORECASE) or _has_inline_flags(parsed)
-    lits = tuple(sorted({s.casefold() if folded else s for s in found}, key=len))
+    lits = tuple(sorted({fold(s) if folded else s for s in found}, key=len))
     return lits, folded
 
 
@@ -106,7 +119,6 @@ def _has_inline_flags(items: Any) -> bool:
         elif op is _c.BRANCH:
             if any(_has_inline_flags(b) for b in av[1]):
                 return True
-        elif op in _REPEATS:
-            if _has_inline_flags(av[2]):
-                return True
+        elif op in _REPEATS and _has_inline_flags(av[2]):
+            return True
     return False

@@ -146,6 +146,8 @@ def parse_rule(raw: Mapping[str, Any], categories: Iterable[str], source: str, *
             raise _err(source, rid, f"pattern does not compile: {exc}") from None
         if user:
             _check_re2(pattern, ignore_case, source, rid)
+    if not isinstance(raw.get("enabled", True), bool):
+        raise _err(source, rid, f"enabled must be true or false, got {raw['enabled']!r}")
     description = raw.get("description", "")
     if not isinstance(description, str):
         raise _err(source, rid, "description must be a string")
@@ -214,7 +216,10 @@ def parse_pack(
     if unknown_top:
         raise _err(source, None, f"unknown table(s) {', '.join(unknown_top)} (expected [pack] and [[rule]])")
     if base is None and isinstance(meta.get("extends"), str):
-        base = builtin_pack(meta["extends"])
+        try:
+            base = builtin_pack(meta["extends"])
+        except RulePackError as exc:
+            raise _err(source, None, f"[pack] extends: {exc}") from None
     if base is not None:
         categories = base.categories
         if "categories" in meta and tuple(meta["categories"]) != categories:

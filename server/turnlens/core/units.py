@@ -51,7 +51,7 @@ class Directives:
 
 def parse_directives(text: str) -> Directives:
     """Read `<!-- turnlens: … -->` comments; unknown words are reported, not fatal."""
-    if "turnlens:" not in text and "TURNLENS:" not in text.upper():
+    if "<!--" not in text:
         return Directives()
     pin: str | None = None
     ignore = ignore_file = False
@@ -71,14 +71,29 @@ def parse_directives(text: str) -> Directives:
     return Directives(pin, ignore, ignore_file, tuple(problems))
 
 
+def _strip_anchors(pattern: str) -> str:
+    core = pattern[1:] if pattern.startswith("^") else pattern
+    if core.endswith("$") and not core.endswith("\\$"):
+        core = core[:-1]
+    return core
+
+
+@lru_cache(maxsize=64)
+def literal_separator(pattern: str) -> str | None:
+    """The separator as plain text when the pattern has no regex syntax (the common case)."""
+    core = _strip_anchors(pattern)
+    try:
+        if core and re.fullmatch(core, core) and re.escape(core).replace("\\-", "-") == core.replace("\\-", "-"):
+            return core
+    except re.error:
+        return None
+    return None
+
+
 @lru_cache(maxsize=64)
 def compile_separator(pattern: str) -> re.Pattern[str]:
     """A separator is a regex that matches a whole line (its `^`/`$` are optional)."""
-    core = pattern
-    if core.startswith("^"):
-        core = core[1:]
-    if core.endswith("$") and not core.endswith("\\$"):
-        core = core[:-1]
+    core = _strip_anchors(pattern)
     if not core:
         raise SeparatorError("the turn separator pattern is empty")
     try:
@@ -96,20 +111,45 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
+def _literal_lines(text: str, literal: str) -> list[tuple[int, int]]:
+    """(start, end) of each line that is exactly `literal` (plus trailing blanks)."""
+    out = []
+    find = text.find
+    n = len(literal)
+    i = find(literal)
+    while i >= 0:
+        if i == 0 or text[i - 1] in "\n\r":
+            j = i + n
+            while j < len(text) and text[j] in " \t":
+                j += 1
+            if j == len(text) or text[j] in "\r\n":
+                out.append((i, j))
+        i = find(literal, i + n)
+    return out
+
+
+def separator_lines(text: str, separator: str) -> list[tuple[int, int]]:
+    """(start, end) of every separator line, without its line break."""
+    literal = literal_separator(separator)
+    if literal is not None:
+        return _literal_lines(text, literal)
+    return [m.span() for m in compile_separator(separator).finditer(text)]
+
+
 def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
     """The non-empty units of a document, in order, with exact offsets."""
-    rx = compile_separator(separator)
+    compile_separator(separator)  # validates, raising SeparatorError
     spans: list[tuple[int, int]] = []
     pos = 0
-    for m in rx.finditer(text):
-        spans.append((pos, m.start()))
-        pos = _line_end(text, m.end())
+    for start, end in separator_lines(text, separator):
+        spans.append((pos, start))
+        pos = _line_end(text, end)
     spans.append((pos, len(text)))
-    file_ignored = parse_directives(text).ignore_file if "turnlens:" in text.lower() else False
+    file_ignored = parse_directives(text).ignore_file if "<!--" in text else False
     units: list[Unit] = []
     for start, end in spans:
         chunk = text[start:end]
-        if not chunk.strip():
+        if not chunk or chunk.isspace():
             continue
         d = parse_directives(chunk)
         units.append(

@@ -1,0 +1,207 @@
+"""Translate Python regular expressions into RE2 syntax with per-line semantics.
+
+The engine runs all the rules of a pack in one pass with an RE2 set (a DFA over
+the text). For that, each Python pattern is re-written from its parse tree:
+Unicode `\\w`, `\\d`, `\\s` become explicit Unicode classes, no class can match a
+line break (rules match within a line, like grep), and a `\\b` at either end of
+a pattern becomes a test of the neighbouring character. A translation is
+*exact* when RE2 matches a line exactly when Python does; otherwise it is a
+superset, and the engine confirms a hit with Python's `re`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+try:  # Python ≥ 3.11
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser as _p  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _p  # type: ignore[no-redef]
+
+_WORD = r"\pL\pN_"
+_SPACE = r"\t\x{0b}\x{0c}\r \x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT}
+_MAX_COUNT = 1000
+
+
+class Untranslatable(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    pattern: str
+    exact: bool
+
+
+def _char(cp: int) -> str:
+    ch = chr(cp)
+    if ch.isascii() and ch.isalnum():
+        return ch
+    return f"\\x{{{cp:x}}}"
+
+
+def _is_word(cp: int) -> bool:
+    ch = chr(cp)
+    return ch.isalnum() or ch == "_"
+
+
+class _Translator:
+    def __init__(self) -> None:
+        self.exact = True
+
+    def seq(self, items: Any, *, outer: bool = False) -> str:
+        items = list(items)
+        if outer and len(items) == 1 and items[0][0] is _c.BRANCH:
+            # a top-level alternation: each alternative is a whole pattern of its own
+            return "(?:" + "|".join(self.seq(b, outer=True) for b in items[0][1][1]) + ")"
+        out = []
+        for i, (op, av) in enumerate(items):
+            if op is _c.AT and av in (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY):
+                out.append(self._boundary(items, i, av, outer))
+            else:
+                out.append(self.item(op, av))
+        return "".join(out)
+
+    def _boundary(self, items: list[Any], i: int, av: Any, outer: bool) -> str:
+        """`\\b` at the very start or end of the pattern, next to word characters, is exact."""
+        if av is _c.AT_BOUNDARY and outer:
+            if i == 0 and len(items) > 1 and _edge_is_word(items[1], first=True):
+                return f"(?:^|[^{_WORD}\\n])"
+            if i == len(items) - 1 and i > 0 and _edge_is_word(items[i - 1], first=False):
+                return f"(?:$|[^{_WORD}\\n])"
+        self.exact = False
+        return ""
+
+    def item(self, op: Any, av: Any) -> str:
+        if op is _c.LITERAL:
+            if av == 10:
+                raise Untranslatable("a line break cannot match within a line")
+            return _char(av)
+        if op is _c.NOT_LITERAL:
+            return f"[^{_char(av)}\\n]"
+        if op is _c.ANY:
+            return "."
+        if op is _c.IN:
+            return self._class(av)
+        if op is _c.BRANCH:
+            return "(?:" + "|".join(self.seq(b) for b in av[1]) + ")"
+        if op is _c.SUBPATTERN:
+            _group, add, delete, inner = av
+            body = self.seq(inner)
+            if delete or (add & ~re.IGNORECASE):
+                raise Untranslatable("inline flags other than (?i)")
+            return f"(?i:{body})" if add & re.IGNORECASE else f"(?:{body})"
+        if op in _REPEATS or op is getattr(_c, "POSSESSIVE_REPEAT", None):
+            lo, hi, inner = av
+            if op is not _c.MAX_REPEAT and op is not _c.MIN_REPEAT:
+                self.exact = False
+            if lo > _MAX_COUNT or (hi is not _c.MAXREPEAT and hi > _MAX_COUNT):
+                raise Untranslatable("a repeat count above 1000")
+            body = self.seq(inner)
+            if hi is _c.MAXREPEAT:
+                return f"(?:{body}){{{lo},}}"
+            return f"(?:{body}){{{lo},{hi}}}"
+        if op in (_c.ASSERT, _c.ASSERT_NOT):
+            # a lookaround narrows matches; leaving it out only widens them
+            self.exact = False
+            return ""
+        if op is getattr(_c, "ATOMIC_GROUP", None):
+            self.exact = False
+            return f"(?:{self.seq(av)})"
+        if op is _c.AT:
+            if av in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING, getattr(_c, "AT_BEGINNING_LINE", None)):
+                return "^"
+            if av in (_c.AT_END, _c.AT_END_STRING, getattr(_c, "AT_END_LINE", None)):
+                return "$"
+        raise Untranslatable(f"unsupported construct {op}")
+
+    def _class(self, items: Any) -> str:
+        negate = False
+        parts = []
+        items = list(items)
+        if len(items) == 1 and items[0][0] is _c.CATEGORY:
+            single = {
+                _c.CATEGORY_NOT_SPACE: _SPACE,
+                _c.CATEGORY_NOT_WORD: _WORD,
+                _c.CATEGORY_NOT_DIGIT: r"\p{Nd}",
+            }.get(items[0][1])
+            if single is not None:
+                return f"[^{single}\\n]"
+        for op, av in items:
+            if op is _c.NEGATE:
+                negate = True
+            elif op is _c.LITERAL:
+                if av != 10:
+                    parts.append(_char(av))
+            elif op is _c.RANGE:
+                lo, hi = av
+                if lo <= 10 <= hi:
+                    if lo < 10:
+                        parts.append(f"{_char(lo)}-{_char(9)}")
+                    if hi > 10:
+                        parts.append(f"{_char(11)}-{_char(hi)}")
+                else:
+                    parts.append(f"{_char(lo)}-{_char(hi)}")
+            elif op is _c.CATEGORY:
+                parts.append(self._category(av, negate))
+            else:
+                raise Untranslatable(f"unsupported class item {op}")
+        body = "".join(parts)
+        if negate:
+            return f"[^{body}\\n]"
+        if not body:
+            raise Untranslatable("an empty class")
+        return f"[{body}]"
+
+    def _category(self, av: Any, negated_class: bool) -> str:
+        table = {
+            _c.CATEGORY_DIGIT: r"\p{Nd}",
+            _c.CATEGORY_WORD: _WORD,
+            _c.CATEGORY_SPACE: _SPACE,
+        }
+        if av in table:
+            return table[av]
+        if av is _c.CATEGORY_NOT_DIGIT and not negated_class:
+            return r"\P{Nd}"
+        raise Untranslatable("a negated category inside a class")
+
+
+def _edge_is_word(item: Any, *, first: bool) -> bool:
+    """Whether every match of `item` starts (or ends) with a word character."""
+    op, av = item
+    if op is _c.LITERAL:
+        return _is_word(av)
+    if op is _c.SUBPATTERN:
+        inner = list(av[3])
+        return bool(inner) and _edge_is_word(inner[0] if first else inner[-1], first=first)
+    if op is _c.BRANCH:
+        return all(b and _edge_is_word(list(b)[0] if first else list(b)[-1], first=first) for b in av[1])
+    if op is _c.IN:
+        return all(o is _c.LITERAL and _is_word(a) for o, a in av)
+    if op in _REPEATS and av[0] >= 1:
+        inner = list(av[2])
+        return bool(inner) and _edge_is_word(inner[0] if first else inner[-1], first=first)
+    return False
+
+
+def translate(pattern: str, ignore_case: bool) -> Translation | None:
+    """RE2 syntax for a Python pattern, or None when it cannot be expressed."""
+    try:
+        parsed = _p.parse(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error:
+        return None
+    flags = parsed.state.flags
+    if flags & (re.VERBOSE | re.DOTALL | re.ASCII | re.LOCALE):
+        return None
+    t = _Translator()
+    try:
+        body = t.seq(parsed, outer=True)
+    except Untranslatable:
+        return None
+    prefix = "(?m)" + ("(?i)" if (ignore_case or flags & re.IGNORECASE) else "")
+    return Translation(prefix + body, t.exact)

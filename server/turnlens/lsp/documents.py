@@ -1,0 +1,93 @@
+"""Per-document state: text, effective settings, rule pack, unit cache, last results."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from turnlens.analysis import UnitCache, UnitResult
+from turnlens.core.rules import RulePack
+from turnlens.lsp.settings import Settings
+from turnlens.lsp.textdoc import Document
+from turnlens.router.resolve import Route
+
+MODEL_ROUTES_KEPT = 16
+
+
+@dataclass(eq=False)
+class DocState:
+    doc: Document
+    settings: Settings = field(default_factory=Settings)
+    pack: RulePack | None = None
+    path: str | None = None
+    folder: str | None = None
+    cache: UnitCache = field(default_factory=UnitCache)
+    results: tuple[UnitResult, ...] = ()
+    analyzed_version: int | None = None
+    analyzed_text: str = ""
+    too_large: bool = False
+    excluded: bool = False
+    settings_ready: bool = False
+    timer: asyncio.TimerHandle | None = None
+    model_routes: dict[str, Route] = field(default_factory=dict)
+    model_pending: str | None = None
+
+    @property
+    def fresh(self) -> bool:
+        return self.analyzed_version == self.doc.version and self.analyzed_text is self.doc.text
+
+    @property
+    def silent(self) -> bool:
+        """Nothing to show: disabled, excluded, too large, or ignored as a whole."""
+        return not self.settings.enable or self.excluded or self.too_large
+
+    def remember_model_route(self, text: str, route: Route) -> None:
+        self.model_routes[text] = route
+        while len(self.model_routes) > MODEL_ROUTES_KEPT:
+            del self.model_routes[next(iter(self.model_routes))]
+
+    def unit_at(self, offset: int) -> UnitResult | None:
+        """The unit whose range holds `offset` (or the nearest one before it)."""
+        best = None
+        for r in self.results:
+            if r.unit.start <= offset:
+                best = r
+            else:
+                break
+        if best is not None and offset <= best.unit.end:
+            return best
+        return None
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob with `**` (any folders), `*` and `?` (within a folder) as a regex."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        out.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def is_excluded(path: str | None, folder: str | None, patterns: tuple[str, ...]) -> bool:
+    """Whether a document path matches an exclude glob (relative to its folder, or absolute)."""
+    if not path or not patterns:
+        return False
+    candidates = [path.replace("\\", "/")]
+    if folder and path.startswith(folder):
+        candidates.append(path[len(folder) :].lstrip("/\\").replace("\\", "/"))
+    candidates.append(PurePosixPath(candidates[0]).name)
+    return any(_glob_regex(p).match(c) for p in patterns for c in candidates)

@@ -1,0 +1,33 @@
+"""Hover anywhere in a turn: scores, the rules that fired, and why the route is what it is."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from turnlens.lsp import labels
+from turnlens.lsp.server import TurnLensServer
+
+
+def register(server: TurnLensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: TurnLensServer, params: types.HoverParams) -> types.Hover | None:
+        state = ls.documents.get(params.text_document.uri)
+        if state is None or not state.settings.hover:
+            return None
+        results = ls.ensure_fresh(state)
+        if state.silent or not results:
+            return None
+        doc = state.doc
+        offset = doc.offset_at(params.position)
+        result = state.unit_at(offset)
+        if result is None or result.unit.ignored:
+            return None
+        first_line = doc.position_at(result.unit.start).line + 1
+        n_units = sum(1 for r in results if not r.unit.ignored)
+        return types.Hover(
+            contents=types.MarkupContent(
+                kind=types.MarkupKind.Markdown,
+                value=labels.hover_markdown(result, first_line, n_units),
+            ),
+            range=doc.range_at(result.unit.content_start, result.unit.end),
+        )

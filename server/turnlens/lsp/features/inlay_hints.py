@@ -1,0 +1,50 @@
+"""Inlay hints: a compact label at the end of each turn's first line."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from turnlens.lsp import labels
+from turnlens.lsp.documents import DocState
+from turnlens.lsp.server import TurnLensServer
+
+
+def build(state: DocState, visible: types.Range | None = None) -> list[types.InlayHint]:
+    if state.silent or not state.settings.inlay_hints:
+        return []
+    doc = state.doc
+    hints = []
+    for r in state.results:
+        if r.unit.ignored:
+            continue
+        line = doc.position_at(r.unit.content_start).line
+        if visible is not None and not (visible.start.line <= line <= visible.end.line):
+            continue
+        c = r.classification
+        tooltip = f"{labels.class_text(c)} ({c.verdict}) · {labels.route_text(r.route)}"
+        hints.append(
+            types.InlayHint(
+                position=doc.line_end_position(line),
+                label=labels.inlay_label(r),
+                padding_left=True,
+                tooltip=tooltip,
+            )
+        )
+    return hints
+
+
+def refresh(ls: TurnLensServer, state: DocState) -> None:
+    if state.settings.inlay_hints and ls.client_supports("workspace.inlay_hint.refresh_support"):
+        ls.workspace_inlay_hint_refresh(None)
+
+
+def register(server: TurnLensServer) -> None:
+    server.listeners.append(refresh)
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+    def inlay_hint(ls: TurnLensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+        state = ls.documents.get(params.text_document.uri)
+        if state is None:
+            return None
+        ls.ensure_fresh(state)
+        return build(state, params.range)

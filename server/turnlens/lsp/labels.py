@@ -1,0 +1,84 @@
+"""The words every view uses, so a diagnostic, a lens and a hover never disagree."""
+
+from __future__ import annotations
+
+from turnlens.analysis import UnitResult
+from turnlens.core.classify import Classification
+from turnlens.router.resolve import Route
+
+FROZEN_WORDS = {"true": "frozen", "partial": "partly frozen", "false": "compressible"}
+
+
+def frozen_word(c: Classification) -> str:
+    return FROZEN_WORDS.get(c.frozen, c.frozen)
+
+
+def route_text(route: Route) -> str:
+    """`effort high (plan, classifier)`, or `no route (chat)`."""
+    if route.effort:
+        return f"effort {route.effort} ({route.phase or 'explicit'}, {route.source})"
+    why = route.label if route.source in ("classifier", "fallback") and route.label else route.source
+    return f"no route ({why})"
+
+
+def class_text(c: Classification) -> str:
+    pinned = " · pinned" if c.pinned else ""
+    return f"{c.task_class} · ≤{c.max_ratio}:1 · {frozen_word(c)}{pinned}"
+
+
+def diagnostic_message(r: UnitResult) -> str:
+    return f"{class_text(r.classification)} · {route_text(r.route)}"
+
+
+def lens_class_title(c: Classification) -> str:
+    return f"{class_text(c)} ({c.verdict})"
+
+
+def lens_route_title(route: Route) -> str:
+    if route.effort:
+        phase = f" · {route.phase}" if route.phase else ""
+        return f"effort {route.effort}{phase} · {route.source}"
+    return route_text(route)
+
+
+def inlay_label(r: UnitResult) -> str:
+    c = r.classification
+    effort = r.route.effort or "–"
+    return f"{c.task_class} ≤{c.max_ratio}:1 · {effort}"
+
+
+def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
+    """Scores, the rules that fired (document line numbers), and the route's reason."""
+    c, route, unit = r.classification, r.route, r.unit
+    turn = f"turn {unit.index} of {n_units}" if n_units > 1 else "prompt"
+    out = [
+        f"**TurnLens** · {turn}: **{c.task_class}** — compress ≤{c.max_ratio}:1, "
+        f"{frozen_word(c)} (`{c.verdict}`){' · pinned by a directive' if c.pinned else ''}",
+        "",
+        "| class | score |",
+        "|---|---:|",
+    ]
+    for name, value in c.scores.items():
+        mark = f"**{name}**" if name == c.task_class else name
+        out.append(f"| {mark} | {value} |")
+    out.append("")
+    out.append(f"{c.words} words, {c.lines} lines.")
+    if c.signals:
+        out.append("")
+        out.append("Rules that fired:")
+        for s in c.signals:
+            where = f"line {first_line + s.line - 1}: `{_code(s.text)}`" if s.line else s.description
+            out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
+    elif all(v <= 0 for v in c.scores.values()):
+        out.append("")
+        out.append("No rule fired: short text counts as chitchat, longer text as context.")
+    out.append("")
+    out.append(f"**Route:** {route_text(route)} — {route.reason}")
+    for s in route.signals:
+        where = f"line {first_line + s.line - 1}: `{_code(s.text)}`" if s.line else s.description
+        out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
+    return "\n".join(out)
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'").replace("\n", " ")

@@ -1,0 +1,350 @@
+"""The TurnLens language server: state, settings, analysis; features live in `features/`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from turnlens import __version__
+from turnlens.analysis import UnitResult
+from turnlens.core.rules import RulePack, RulePackError, builtin_pack
+from turnlens.core.units import DEFAULT_SEPARATOR, SeparatorError, compile_separator
+from turnlens.lsp.documents import DocState, is_excluded
+from turnlens.lsp.protocol import TurnLensProtocol
+from turnlens.lsp.settings import Settings, parse_settings
+from turnlens.lsp.textdoc import Document
+from turnlens.router import Router
+from turnlens.router.resolve import Route, resolve_offline
+from turnlens.router.settings import RouterSettings
+
+log = logging.getLogger("turnlens")
+
+# Router keys that decide whether prompts leave the machine: taken only from
+# initializationOptions (which editors fill from user-level settings), never
+# from workspace settings or files in a cloned repository.
+TRUSTED_ROUTER_KEYS = ("backend", "endpoint", "model", "apiKeyEnv")
+
+Listener = Callable[["TurnLensServer", DocState], None]
+
+
+class TurnLensServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "turnlens",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=TurnLensProtocol,
+        )
+        self.documents: dict[str, DocState] = {}
+        self.init_options: dict[str, Any] = {}
+        self.trusted_router: dict[str, Any] = {}
+        self.router = Router(RouterSettings())
+        self.listeners: list[Listener] = []
+        self._packs: dict[tuple[str, str, float], RulePack] = {}
+        self._said: set[str] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- client facts ------------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        try:
+            enc = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        except RuntimeError:
+            enc = types.PositionEncodingKind.Utf16
+        return str(getattr(enc, "value", enc))
+
+    def client_supports(self, path: str) -> bool:
+        caps = self.client_capabilities if self.protocol.client_capabilities else None
+        return bool(caps and get_capability(caps, path, False))
+
+    @property
+    def client_capabilities(self) -> types.ClientCapabilities:
+        return self.protocol.client_capabilities
+
+    # -- messages ------------------------------------------------------------------
+    def say_once(self, message: str, level: types.MessageType = types.MessageType.Warning) -> None:
+        """Log a problem to the client once per session (invalid settings, bad rules)."""
+        if message in self._said:
+            return
+        self._said.add(message)
+        log.warning(message)
+        self.window_log_message(types.LogMessageParams(type=level, message=f"TurnLens: {message}"))
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    # -- settings --------------------------------------------------------------------
+    def set_init_options(self, options: Any) -> None:
+        opts = options if isinstance(options, Mapping) else {}
+        self.init_options = dict(opts)
+        settings = opts.get("settings", opts)
+        router = settings.get("router") if isinstance(settings, Mapping) else None
+        user = opts.get("userSettings")
+        user_router = user.get("router") if isinstance(user, Mapping) else None
+        trusted: dict[str, Any] = {}
+        for source in (router, user_router):
+            if isinstance(source, Mapping):
+                trusted.update({k: source[k] for k in TRUSTED_ROUTER_KEYS if k in source})
+        self.trusted_router = trusted
+        self._update_router(self.base_settings().router)
+
+    def base_settings_raw(self) -> dict[str, Any]:
+        opts = self.init_options
+        raw = opts.get("settings", opts)
+        return dict(raw) if isinstance(raw, Mapping) else {}
+
+    def base_settings(self) -> Settings:
+        settings, warnings = parse_settings(self.base_settings_raw())
+        for w in warnings:
+            self.say_once(w)
+        return settings
+
+    def effective(self, raw: Mapping[str, Any] | None) -> Settings:
+        """Settings from a configuration answer, with the back end kept to trusted values."""
+        merged = self.base_settings_raw()
+        if isinstance(raw, Mapping):
+            merged = _deep_merge(merged, raw)
+        router = dict(merged.get("router") or {}) if isinstance(merged.get("router"), Mapping) else {}
+        for key in TRUSTED_ROUTER_KEYS:
+            wanted = router.get(key)
+            trusted = self.trusted_router.get(key)
+            if wanted not in (None, "", trusted) and key == "backend":
+                self.say_once(
+                    f"turnlens.router.{key} from workspace settings is ignored: model back ends are "
+                    "chosen in user settings only"
+                )
+            if trusted is None:
+                router.pop(key, None)
+            else:
+                router[key] = trusted
+        merged["router"] = router
+        settings, warnings = parse_settings(merged)
+        for w in warnings:
+            self.say_once(w)
+        return settings
+
+    def _update_router(self, settings: RouterSettings) -> None:
+        self.router.update(settings)
+
+    async def pull_settings(self, state: DocState) -> None:
+        raw: Any = None
+        if self.client_supports("workspace.configuration"):
+            try:
+                answer = await self.workspace_configuration_async(
+                    types.ConfigurationParams(
+                        items=[types.ConfigurationItem(section="turnlens", scope_uri=state.doc.uri)]
+                    )
+                )
+                raw = answer[0] if answer else None
+            except Exception as exc:  # a client that errors: fall back, keep working
+                self.say_once(f"workspace/configuration failed ({exc}); using initializationOptions")
+        self.apply_settings(state, self.effective(raw))
+
+    def apply_settings(self, state: DocState, settings: Settings) -> None:
+        try:
+            compile_separator(settings.turn_separator)
+        except SeparatorError as exc:
+            self.say_once(f"turnlens.turnSeparator: {exc}; using {DEFAULT_SEPARATOR!r}")
+            settings = _replace(settings, turn_separator=DEFAULT_SEPARATOR)
+        changed = settings != state.settings or state.pack is None
+        state.settings = settings
+        state.pack = self.pack_for(state)
+        state.excluded = is_excluded(state.path, state.folder, settings.exclude)
+        state.settings_ready = True
+        if changed:
+            state.cache.clear()
+            state.analyzed_version = None
+        self._update_router(settings.router)
+
+    def pack_for(self, state: DocState) -> RulePack:
+        """The built-in pack, extended by the rules file setting or the nearest .turnlens.toml."""
+        from turnlens.userfiles import find_project_rules, load_rules_file
+
+        settings = state.settings
+        base = builtin_pack(settings.rules_pack)
+        path: Path | None = None
+        if settings.rules_file:
+            path = Path(settings.rules_file).expanduser()
+            if not path.is_absolute() and state.folder:
+                path = Path(state.folder) / path
+            if not path.is_file():
+                self.say_once(f"turnlens.rules.file: {path}: no such file; using the {base.name} pack")
+                return base
+        elif state.path:
+            path = find_project_rules(Path(state.path).parent)
+        if path is None:
+            return base
+        try:
+            key = (settings.rules_pack, str(path), path.stat().st_mtime)
+        except OSError:
+            return base
+        pack = self._packs.get(key)
+        if pack is None:
+            try:
+                pack = load_rules_file(path, base=base)
+            except RulePackError as exc:
+                self.say_once(f"{exc}; using the {base.name} pack", types.MessageType.Error)
+                return base
+            for warning in pack.warnings:
+                self.say_once(f"{warning} (rule skipped)", types.MessageType.Error)
+            self._packs[key] = pack
+        return pack
+
+    def clear_packs(self) -> None:
+        self._packs.clear()
+
+    # -- documents -----------------------------------------------------------------------
+    def open_document(self, item: types.TextDocumentItem) -> DocState:
+        doc = Document(item.uri, item.text, item.version, item.language_id, self.encoding)
+        path = to_fs_path(item.uri) if item.uri.startswith("file:") else None
+        state = DocState(doc=doc, path=path, folder=self._folder_of(path))
+        state.settings = self.base_settings()
+        self.documents[item.uri] = state
+        return state
+
+    def _folder_of(self, path: str | None) -> str | None:
+        if not path:
+            return None
+        try:
+            folders = self.workspace.folders.values()
+        except RuntimeError:
+            return None
+        best = None
+        for folder in folders:
+            fpath = to_fs_path(folder.uri)
+            if fpath and path.startswith(fpath) and (best is None or len(fpath) > len(best)):
+                best = fpath
+        return best
+
+    # -- analysis ----------------------------------------------------------------------------
+    def analyze(self, state: DocState) -> None:
+        """Analyse the current text and tell every view; nothing awaits in between,
+        so what is published always belongs to the latest version."""
+        if state.timer is not None:
+            state.timer.cancel()
+            state.timer = None
+        settings = state.settings
+        text = state.doc.text
+        state.too_large = len(text) > settings.max_document_size
+        if not settings.enable or state.excluded or state.too_large:
+            state.results = ()
+        else:
+            pack = state.pack or builtin_pack(settings.rules_pack)
+            paused = self.router.paused
+            router_settings = settings.router
+
+            def route_fn(unit_text: str) -> Route:
+                return resolve_offline(unit_text, router_settings, paused=paused)
+
+            results = state.cache.analyze(text, settings.turn_separator, pack, route_fn)
+            state.results = self._with_model_route(state, results)
+        state.analyzed_version = state.doc.version
+        state.analyzed_text = text
+        for listener in self.listeners:
+            try:
+                listener(self, state)
+            except Exception:
+                log.exception("a view failed to update for %s", state.doc.uri)
+
+    def _with_model_route(self, state: DocState, results: tuple[UnitResult, ...]) -> tuple[UnitResult, ...]:
+        """The turn being written (the last unit) is routed by the model back end, if one is on."""
+        live = [r for r in results if not r.unit.ignored]
+        if not live or state.settings.router.backend == "rules":
+            return results
+        last = live[-1]
+        now = self.router.route_now(last.unit.text)
+        route = now if now is not None else state.model_routes.get(last.unit.text)
+        if route is None:
+            self._ask_model(state, last.unit.text)
+            return results
+        replaced = UnitResult(last.unit, last.classification, route)
+        return tuple(replaced if r is last else r for r in results)
+
+    def _ask_model(self, state: DocState, text: str) -> None:
+        if state.model_pending == text:
+            return
+        state.model_pending = text
+
+        async def ask() -> None:
+            try:
+                route = await self.router.route(text, key=state.doc.uri)
+            finally:
+                if state.model_pending == text:
+                    state.model_pending = None
+            if route is None or self.documents.get(state.doc.uri) is not state:
+                return  # superseded by a newer edit, or closed: drop the late answer
+            state.remember_model_route(text, route)
+            if state.fresh and any(r.unit.text == text for r in state.results):
+                self.analyze(state)
+
+        self.spawn(ask())
+
+    def ensure_fresh(self, state: DocState) -> tuple[UnitResult, ...]:
+        """Results for the current text: analysed now if stale and analysis is on-type."""
+        if not state.fresh and state.settings.analyze == "onType" and state.settings_ready:
+            self.analyze(state)
+        return state.results
+
+    def reanalyze_all(self) -> None:
+        for state in list(self.documents.values()):
+            if state.settings.analyze != "manual" or state.analyzed_version is not None:
+                self.analyze(state)
+
+
+def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _replace(settings: Settings, **changes: Any) -> Settings:
+    from dataclasses import replace
+
+    return replace(settings, **changes)
+
+
+def build_server() -> TurnLensServer:
+    from turnlens.lsp import features
+
+    server = TurnLensServer()
+    features.register_all(server)
+    return server
+
+
+def run_server(
+    host: str | None, port: int | None, log_level: str = "INFO", log_file: str | None = None
+) -> int:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    logging.basicConfig(
+        level=log_level, handlers=handlers, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(log_level)))
+    server = build_server()
+    if host is not None and port is not None:
+        server.start_tcp(host, port)
+    else:
+        server.start_io()
+    return 0

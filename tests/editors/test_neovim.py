@@ -1,0 +1,55 @@
+"""A real editor, not only our harness: Neovim headless against `turnlens serve`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from turnlens.api import split_units
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "examples" / "session.md"
+SCRIPT = Path(__file__).with_name("nvim_lsp.lua")
+
+nvim = shutil.which("nvim")
+pytestmark = pytest.mark.skipif(nvim is None, reason="Neovim is not installed (apt-get install neovim; .ci/run does)")
+
+
+def test_neovim_receives_diagnostics_and_code_lenses_for_each_turn(tmp_path: Path) -> None:
+    assert nvim is not None
+    example = tmp_path / "session.md"
+    example.write_bytes(EXAMPLE.read_bytes())
+    out = tmp_path / "seen.json"
+    env = {
+        **os.environ,
+        "TURNLENS_NVIM_OUT": str(out),
+        "TURNLENS_SERVER_CMD": json.dumps([sys.executable, "-m", "turnlens", "serve"]),
+        "TURNLENS_ROOT": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    subprocess.run(
+        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {SCRIPT}", str(example)],
+        env=env,
+        timeout=60,
+        check=False,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+    seen = json.loads(out.read_text())
+    assert seen["errors"] == []
+    text = example.read_text(encoding="utf-8")
+    units = [u for u in split_units(text) if not u.ignored]
+    first_lines = sorted(text.count("\n", 0, u.content_start) for u in units)
+    assert sorted(d["lnum"] for d in seen["diagnostics"]) == first_lines
+    assert all(d["source"] == "turnlens" for d in seen["diagnostics"])
+    lens_lines = {lens["line"] for lens in seen["lenses"]}
+    assert lens_lines == set(first_lines)
+    assert any("≤" in lens["title"] for lens in seen["lenses"])
