@@ -27,7 +27,7 @@ async def test_one_diagnostic_per_turn_with_exact_utf16_ranges(client: LanguageC
     from turnlens.api import classify
 
     assert first.data["scores"] == classify("APPROVED — ship it 🚀\r\n").scores
-    assert set(first.data["route"]) >= {"phase", "effort", "label", "source", "reason", "signals"}
+    assert set(first.data["route"]) >= {"phase", "effort", "label", "source", "reason"}
     # "thanks! 🙏 é\u0301": 8 + 2 (emoji) + 1 + 2 (e + combining mark) = 13 UTF-16 units
     assert diags[2].range.end.character == 13
 

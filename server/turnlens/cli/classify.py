@@ -52,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
             print("  scores: " + "  ".join(f"{k} {v}" for k, v in result.scores.items()))
             for s in result.signals:
                 where = f"line {s.line}: {s.text!r}" if s.line else s.description
-                print(f"  +{s.weight} {s.category:<8} {s.rule:<22} {where}")
+                print(f"  {s.weight:+d} {s.category:<8} {s.rule:<22} {where}")
     return EXIT_FLAGGED if args.strict and result.verdict == "SKIP" else EXIT_OK

@@ -42,13 +42,14 @@ class Classification:
 
 def pick(scores: dict[str, int], categories: tuple[str, ...]) -> tuple[str | None, int]:
     """The highest-scoring category; ties go to the one listed first (the stricter)."""
-    best: str | None = None
-    best_score = 0
+    if not categories:
+        return None, 0
+    top = max(scores.values())
+    # dicts keep insertion order and engine scores are built in category order
     for name in categories:
-        value = scores[name]
-        if best is None or value > best_score:
-            best, best_score = name, value
-    return best, best_score
+        if scores[name] == top:
+            return name, top
+    return None, 0  # pragma: no cover - top is one of the values
 
 
 def decide(result: Score, pack: RulePack) -> str | None:

@@ -171,63 +171,75 @@ class _Compiled:
 
 class _PackMatcher:
     """All rules of a pack, ready for one pass: an RE2 set for the translatable
-    patterns, Python `re` (with literal pre-checks) for the rest."""
+    patterns, Python `re` (with literal pre-checks) for the rest.
+
+    Everything a scoring call needs is precomputed here as flat tuples, since
+    this runs once per turn of every transcript.
+    """
 
     def __init__(self, pack: RulePack) -> None:
         self.rules = tuple(_Compiled(rule) for rule in pack.rules)
-        self.needs_fold = any(c.folded for c in self.rules)
-        self.in_set: list[_Compiled] = []
-        self.exact: list[bool] = []
-        self.outside: list[_Compiled] = []
-        self.bounded_only: list[_Compiled] = []
+        self.order = {id(c): i for i, c in enumerate(self.rules)}
+        self.zero = dict.fromkeys(pack.categories, 0)
+        # a ready signal per rule for the common, unexplained case
+        self.bare = {
+            id(c): Signal(c.rule.id, c.rule.category, c.rule.weight, 0, "", c.rule.description)
+            for c in self.rules
+        }
+        in_set: list[tuple[_Compiled, bool, bool]] = []
+        self.outside: tuple[_Compiled, ...] = ()
+        self.bounded_only = tuple(c for c in self.rules if c.rule.pattern is None)
         self.set: Any = None
         patterns: list[str] = []
+        outside = []
         for c in self.rules:
             rule = c.rule
             if rule.pattern is None:
-                self.bounded_only.append(c)
                 continue
             t = translate(rule.pattern, rule.ignore_case) if rule.engine == "re" else None
             if t is None:
-                self.outside.append(c)
+                outside.append(c)
                 continue
             patterns.append(t.pattern)
-            self.in_set.append(c)
-            self.exact.append(t.exact)
+            in_set.append((c, t.exact, _has_bounds(rule)))
         if patterns:
             self.set = _build_set(patterns)
             if self.set is None:
-                self.outside.extend(self.in_set)
-                self.in_set, self.exact = [], []
+                outside.extend(c for c, _, _ in in_set)
+                in_set = []
+        self.in_set = tuple(in_set)
+        self.outside = tuple(outside)
 
     def fired(self, text: str, words: int, lines: int) -> list[_Compiled]:
-        """The rules that match `text`, in pack order."""
-        folded = _Folded(text)
-        hits: list[_Compiled] = [c for c in self.bounded_only if c.bounds_ok(words, lines)]
+        """The rules that match `text` (in no particular order)."""
+        hits = [c for c in self.bounded_only if c.bounds_ok(words, lines)]
+        folded: _Folded | None = None
         data = _set_input(text) if self.set is not None else None
-        if data is None:
-            candidates = [(c, False) for c in self.in_set]
+        if data is None:  # the Python path: no set rule is proven to match, run each one
+            candidates: Any = [(c, False, bounded) for c, _, bounded in self.in_set]
         else:
-            found = self.set.Match(data) or ()
-            candidates = [(self.in_set[i], self.exact[i]) for i in found]
-        for c, exact in candidates:
-            if c.bounds_ok(words, lines) and (exact or c.first_match(text, folded) is not None):
-                hits.append(c)
+            in_set = self.in_set
+            candidates = [in_set[i] for i in self.set.Match(data) or ()]
+        for c, exact, bounded in candidates:
+            if bounded and not c.bounds_ok(words, lines):
+                continue
+            if not exact:
+                if folded is None:
+                    folded = _Folded(text)
+                if c.first_match(text, folded) is None:
+                    continue
+            hits.append(c)
         for c in self.outside:
-            if c.bounds_ok(words, lines) and c.first_match(text, folded) is not None:
-                hits.append(c)
-        if len(hits) > 1:
-            order = self.order
-            hits.sort(key=lambda c: order[id(c)])
+            if c.bounds_ok(words, lines):
+                if folded is None:
+                    folded = _Folded(text)
+                if c.first_match(text, folded) is not None:
+                    hits.append(c)
         return hits
 
-    @property
-    def order(self) -> dict[int, int]:
-        try:
-            return self._order
-        except AttributeError:
-            self._order = {id(c): i for i, c in enumerate(self.rules)}
-            return self._order
+
+def _has_bounds(rule: Rule) -> bool:
+    return any(v is not None for v in (rule.min_words, rule.max_words, rule.min_lines, rule.max_lines))
 
 
 def _build_set(patterns: list[str]) -> Any:
@@ -277,7 +289,9 @@ def _matcher(pack: RulePack) -> _PackMatcher:
 def _signal(rule: Rule, text: str, span: tuple[int, int], words: int, lines: int) -> Signal:
     start, end = span
     if rule.pattern is None:
-        size = f"{words} words" if rule.min_words is not None or rule.max_words is not None else f"{lines} lines"
+        size = (
+            f"{words} words" if rule.min_words is not None or rule.max_words is not None else f"{lines} lines"
+        )
         return Signal(rule.id, rule.category, rule.weight, 0, size, rule.description)
     line = text.count("\n", 0, start) + 1
     excerpt = text[start:end]
@@ -293,22 +307,29 @@ def score(text: str, pack: RulePack, *, explain: bool = False) -> Score:
     numbers and excerpts are only worked out when `explain` is set, since
     that costs a pass over the text per fired rule.
     """
-    text = normalize_newlines(text)
-    words = count_words(text)
-    lines = count_lines(text)
+    if "\r" in text:
+        text = normalize_newlines(text)
+    words = len(text.split())
+    lines = text.count("\n") + 1
+    if text.endswith("\n"):
+        lines -= len(text) - len(text.rstrip("\n"))
     matcher = _matcher(pack)
-    scores = dict.fromkeys(pack.categories, 0)
-    signals: list[Signal] = []
-    folded = _Folded(text)
-    for c in matcher.fired(text, words, lines):
-        rule = c.rule
-        scores[rule.category] += rule.weight
-        if explain:
-            span = c.first_match(text, folded) or (0, 0)
-            signals.append(_signal(rule, text, span, words, lines))
-        else:
-            signals.append(Signal(rule.id, rule.category, rule.weight, 0, "", rule.description))
-    return Score(scores, words, lines, tuple(signals))
+    scores = matcher.zero.copy()
+    hits = matcher.fired(text, words, lines)
+    if explain:
+        if len(hits) > 1:
+            order = matcher.order
+            hits.sort(key=lambda c: order[id(c)])
+        folded = _Folded(text)
+        signals = tuple(
+            _signal(c.rule, text, c.first_match(text, folded) or (0, 0), words, lines) for c in hits
+        )
+    else:
+        bare = matcher.bare
+        signals = tuple(bare[id(c)] for c in hits)
+    for c in hits:
+        scores[c.rule.category] += c.rule.weight
+    return Score(scores, words, lines, signals)
 
 
 def score_plain(text: str, rules: Sequence[Rule], categories: Sequence[str]) -> dict[str, int]:

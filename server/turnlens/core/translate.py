@@ -87,7 +87,11 @@ class _Translator:
         if op is _c.ANY:
             return "."
         if op is _c.IN:
-            return self._class(av)
+            try:
+                return self._class(av)
+            except Untranslatable:
+                self.exact = False  # any character but a line break: a superset
+                return "[^\\n]"
         if op is _c.BRANCH:
             return "(?:" + "|".join(self.seq(b) for b in av[1]) + ")"
         if op is _c.SUBPATTERN:

@@ -49,6 +49,9 @@ class Directives:
     problems: tuple[str, ...] = ()
 
 
+_NO_DIRECTIVES = Directives()
+
+
 def parse_directives(text: str) -> Directives:
     """Read `<!-- turnlens: … -->` comments; unknown words are reported, not fatal."""
     if "<!--" not in text:
@@ -111,29 +114,37 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def _literal_lines(text: str, literal: str) -> list[tuple[int, int]]:
-    """(start, end) of each line that is exactly `literal` (plus trailing blanks)."""
+def _literal_lines(text: str, literal: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of each line that is exactly `literal` (plus trailing blanks), within [lo, hi)."""
     out = []
     find = text.find
     n = len(literal)
-    i = find(literal)
+    hi = len(text) if hi is None else hi
+    i = find(literal, lo, hi)
     while i >= 0:
-        if i == 0 or text[i - 1] in "\n\r":
+        if i == 0 or text[i - 1] == "\n":  # as the regex `^sep[ \t]*\r?$`: only LF ends a line
             j = i + n
             while j < len(text) and text[j] in " \t":
                 j += 1
-            if j == len(text) or text[j] in "\r\n":
+            if j < len(text) and text[j] == "\r":
+                j += 1
+            if j == len(text) or text[j] == "\n":
                 out.append((i, j))
-        i = find(literal, i + n)
+        i = find(literal, i + n, hi)
     return out
 
 
-def separator_lines(text: str, separator: str) -> list[tuple[int, int]]:
-    """(start, end) of every separator line, without its line break."""
+def separator_lines(text: str, separator: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of every separator line within [lo, hi), without its line break.
+
+    `lo` and `hi` must sit at line boundaries; the language server re-splits
+    only the stretch an edit touched.
+    """
+    hi = len(text) if hi is None else hi
     literal = literal_separator(separator)
     if literal is not None:
-        return _literal_lines(text, literal)
-    return [m.span() for m in compile_separator(separator).finditer(text)]
+        return _literal_lines(text, literal, lo, hi)
+    return [m.span() for m in compile_separator(separator).finditer(text, lo, hi)]
 
 
 def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
@@ -151,7 +162,7 @@ def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
         chunk = text[start:end]
         if not chunk or chunk.isspace():
             continue
-        d = parse_directives(chunk)
+        d = parse_directives(chunk) if "<!--" in chunk else _NO_DIRECTIVES
         units.append(
             Unit(
                 index=len(units) + 1,

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import Any
 
 from turnlens.analysis import UnitCache, UnitResult
 from turnlens.core.rules import RulePack
@@ -34,6 +35,7 @@ class DocState:
     timer: asyncio.TimerHandle | None = None
     model_routes: dict[str, Route] = field(default_factory=dict)
     model_pending: str | None = None
+    payloads: dict[tuple[int, int], Any] = field(default_factory=dict)
 
     @property
     def fresh(self) -> bool:

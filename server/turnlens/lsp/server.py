@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 from collections.abc import Callable, Mapping
@@ -78,6 +79,17 @@ class TurnLensServer(LanguageServer):
         self._said.add(message)
         log.warning(message)
         self.window_log_message(types.LogMessageParams(type=level, message=f"TurnLens: {message}"))
+
+    def send_json(self, body: str) -> None:
+        """Send a message that is already JSON text (hot paths skip per-object conversion)."""
+        writer = self.protocol.writer
+        if writer is None:
+            return
+        data = body.encode("utf-8")
+        header = f"Content-Length: {len(data)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+        res = writer.write(header.encode("ascii") + data)
+        if asyncio.iscoroutine(res):
+            self.spawn(res)
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
@@ -170,6 +182,7 @@ class TurnLensServer(LanguageServer):
         state.settings_ready = True
         if changed:
             state.cache.clear()
+            state.payloads = {}
             state.analyzed_version = None
         self._update_router(settings.router)
 
@@ -253,7 +266,7 @@ class TurnLensServer(LanguageServer):
             def route_fn(unit_text: str) -> Route:
                 return resolve_offline(unit_text, router_settings, paused=paused)
 
-            results = state.cache.analyze(text, settings.turn_separator, pack, route_fn)
+            results = state.cache.analyze(text, settings.turn_separator, pack, route_fn, state.doc.take_edits())
             state.results = self._with_model_route(state, results)
         state.analyzed_version = state.doc.version
         state.analyzed_text = text
@@ -342,6 +355,9 @@ def run_server(
         level=log_level, handlers=handlers, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(log_level)))
+    # Transcripts make many small long-lived objects; collect less often so an edit is not
+    # followed by a full collection of all of them.
+    gc.set_threshold(20_000, 20, 20)
     server = build_server()
     if host is not None and port is not None:
         server.start_tcp(host, port)

@@ -203,7 +203,8 @@ def flat_leaves() -> dict[str, dict[str, Any]]:
 
     def walk(props: Mapping[str, Any], prefix: str) -> None:
         for name, node in props.items():
-            if node.get("type") == "object" and "properties" in node:
+            # a namespace has no default of its own; an object-valued setting does
+            if node.get("type") == "object" and "properties" in node and "default" not in node:
                 walk(node["properties"], f"{prefix}{name}.")
             else:
                 out[f"{prefix}{name}"] = node

@@ -56,6 +56,7 @@ class Document:
         self.version = version
         self._text = text
         self._starts: list[int] | None = None
+        self._dirty: tuple[int, int] | None = None
 
     @property
     def text(self) -> str:
@@ -65,6 +66,17 @@ class Document:
         self._text = text
         self.version = version
         self._starts = None
+        self._dirty = (0, 0)
+
+    def take_edits(self) -> tuple[int, int] | None:
+        """What changed since the last call, as (unchanged prefix length, unchanged suffix length);
+        None when nothing changed."""
+        dirty, self._dirty = self._dirty, None
+        return dirty
+
+    def _mark(self, start: int, end: int, old_len: int) -> None:
+        prefix, suffix = self._dirty if self._dirty is not None else (old_len, old_len)
+        self._dirty = (min(prefix, start), min(suffix, old_len - end))
 
     # -- line index ---------------------------------------------------------------
     def line_starts(self) -> Sequence[int]:
@@ -89,6 +101,14 @@ class Document:
             return ""
         end = starts[line + 1] if line + 1 < len(starts) else len(self._text)
         return self._text[starts[line] : end].rstrip("\r\n")
+
+    def line_of(self, offset: int) -> int:
+        """The line holding a str index."""
+        return bisect_right(self.line_starts(), offset) - 1
+
+    def units(self, text: str) -> int:
+        """Length of `text` in the client's position units."""
+        return _units(text, self.encoding)
 
     # -- conversions ----------------------------------------------------------------
     def offset_at(self, position: types.Position) -> int:
@@ -124,10 +144,12 @@ class Document:
                 end = self.offset_at(change.range.end)
                 if end < start:
                     start, end = end, start
+                self._mark(start, end, len(text))
                 text = text[:start] + change.text + text[end:]
                 self._text = text
                 self._starts = self._shift_starts(start, end, change.text)
             else:
+                self._mark(0, len(text), len(text))
                 text = change.text
                 self._text = text
                 self._starts = None

@@ -1,61 +1,128 @@
-"""Push diagnostics: one per turn, on its first non-blank line."""
+"""Push diagnostics: one per turn, on its first non-blank line.
+
+A transcript can hold thousands of turns and every edit republishes them all,
+so each turn's diagnostic is kept as a ready JSON fragment next to its
+classification; a publish only works out the line numbers and joins strings.
+"""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from lsprotocol import types
 
+from turnlens.analysis import UnitResult
 from turnlens.lsp import labels
 from turnlens.lsp.documents import DocState
 from turnlens.lsp.server import TurnLensServer
+from turnlens.lsp.textdoc import Document
 
 SEVERITY = {
-    "error": types.DiagnosticSeverity.Error,
-    "warning": types.DiagnosticSeverity.Warning,
-    "information": types.DiagnosticSeverity.Information,
-    "hint": types.DiagnosticSeverity.Hint,
+    "error": types.DiagnosticSeverity.Error.value,
+    "warning": types.DiagnosticSeverity.Warning.value,
+    "information": types.DiagnosticSeverity.Information.value,
+    "hint": types.DiagnosticSeverity.Hint.value,
 }
 
 
-def build(state: DocState) -> list[types.Diagnostic]:
+class _Fragment:
+    """What a turn's diagnostic looks like wherever the turn sits in the document."""
+
+    __slots__ = ("body", "end_char", "rel_line", "result", "start_char")
+
+    def __init__(self, r: UnitResult, severity: int, doc: Document) -> None:
+        self.result = r
+        route = r.route.to_json()
+        route.pop("signals", None)
+        body = {
+            "severity": severity,
+            "message": labels.diagnostic_message(r),
+            "source": "turnlens",
+            "code": r.classification.task_class,
+        }
+        data = {**r.classification.to_json(), "route": route}
+        # the members after "range", up to (not including) the closing brace of `data`,
+        # so the turn number can follow
+        self.body = json.dumps(body)[1:-1] + ',"data":' + json.dumps(data)[:-1]
+        unit = r.unit
+        lead = unit.content_start - unit.start
+        self.rel_line = unit.text.count("\n", 0, lead)
+        line_start = unit.text.rfind("\n", 0, lead) + 1
+        first_line = unit.text[line_start : _line_stop(unit.text, lead)]
+        self.start_char = doc.units(unit.text[line_start:lead])
+        self.end_char = doc.units(first_line)
+
+
+def _line_stop(text: str, pos: int) -> int:
+    nl = text.find("\n", pos)
+    end = len(text) if nl < 0 else nl
+    return end - 1 if end > pos and text[end - 1] == "\r" else end
+
+
+def fragments(state: DocState) -> list[str]:
+    """The diagnostics of a document as JSON object strings."""
     settings = state.settings
     doc = state.doc
     if state.too_large and settings.enable:
+        end = doc.line_end_position(0)
         return [
-            types.Diagnostic(
-                range=types.Range(start=types.Position(line=0, character=0), end=doc.line_end_position(0)),
-                message=f"TurnLens: this document has {len(doc.text):,} characters, over the "
-                f"turnlens.maxDocumentSize limit of {settings.max_document_size:,}; it is not analysed.",
-                severity=types.DiagnosticSeverity.Information,
-                source="turnlens",
-                code="too-large",
+            json.dumps(
+                {
+                    "range": {
+                        "start": {"line": 0, "character": 0},
+                        "end": {"line": end.line, "character": end.character},
+                    },
+                    "message": f"TurnLens: this document has {len(doc.text):,} characters, over the "
+                    f"turnlens.maxDocumentSize limit of {settings.max_document_size:,}; it is not analysed.",
+                    "severity": types.DiagnosticSeverity.Information.value,
+                    "source": "turnlens",
+                    "code": "too-large",
+                }
             )
         ]
     if state.silent or not settings.diagnostics or settings.severity == "off":
         return []
     severity = SEVERITY[settings.severity]
+    cache: dict[tuple[int, int], _Fragment] = state.payloads
+    fresh: dict[tuple[int, int], _Fragment] = {}
     out = []
+    line_of = doc.line_of
     for r in state.results:
-        if r.unit.ignored:
+        unit = r.unit
+        if unit.ignored:
             continue
-        start = doc.position_at(r.unit.content_start)
-        data = {**r.classification.to_json(explain=True), "route": r.route.to_json(), "turn": r.unit.index}
+        key = (id(r.classification), id(r.route))
+        frag = cache.get(key)
+        # equal classification objects mean equal unit texts (the analysis cache is keyed by text)
+        if frag is None or frag.result.classification is not r.classification:
+            frag = _Fragment(r, severity, doc)
+        fresh[key] = frag
+        line = line_of(unit.start) + frag.rel_line
         out.append(
-            types.Diagnostic(
-                range=types.Range(start=start, end=doc.line_end_position(start.line)),
-                message=labels.diagnostic_message(r),
-                severity=severity,
-                source="turnlens",
-                code=r.classification.task_class,
-                data=data,
-            )
+            f'{{"range":{{"start":{{"line":{line},"character":{frag.start_char}}},'
+            f'"end":{{"line":{line},"character":{frag.end_char}}}}},{frag.body},"turn":{unit.index}}}}}'
         )
+    state.payloads = fresh
     return out
 
 
+def build(state: DocState) -> list[dict[str, Any]]:
+    """The diagnostics as JSON values (for tests and tools)."""
+    return [json.loads(f) for f in fragments(state)]
+
+
 def publish(ls: TurnLensServer, state: DocState) -> None:
-    ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=state.doc.uri, version=state.doc.version, diagnostics=build(state))
+    body = (
+        '{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":'
+        + json.dumps(state.doc.uri)
+        + ',"version":'
+        + json.dumps(state.doc.version)
+        + ',"diagnostics":['
+        + ",".join(fragments(state))
+        + "]}}"
     )
+    ls.send_json(body)
 
 
 def register(server: TurnLensServer) -> None:

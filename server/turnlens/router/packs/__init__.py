@@ -1,0 +1,1 @@
+"""Data: the rule pack of the router's embedded labeler (labels.toml)."""

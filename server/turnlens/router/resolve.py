@@ -1,0 +1,271 @@
+"""Resolution of one prompt to a route, in the exact order of SPEC §5.
+
+Pure and synchronous: steps 1–5 (off, directive/slash, explicit effort, keyword,
+short) never need a model, so the language server can show them at once; the
+classifier step is either the embedded labeler (here) or a model call
+(`turnlens.router.service.Router`). Every route says why, in words a user can
+act on, and carries the signals that fired.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+from turnlens.core.engine import Signal, normalize_newlines
+from turnlens.router.labeler import Labeling, label_text
+from turnlens.router.sample import sample
+from turnlens.router.settings import DEFAULT, FrozenMap, RouterSettings, fold, vocabulary
+
+SOURCES: Final = (
+    "off",
+    "directive",
+    "slash",
+    "explicit",
+    "keyword",
+    "short",
+    "paused",
+    "classifier",
+    "fallback",
+)
+
+_ROUTE_LINE = re.compile(r"^/route(?:[ \t]+(\S+))?(?:[ \t]|$)")
+_EFFORT_LINE = re.compile(r"^[ \t]*/effort[ \t]+(\S+)[ \t]*$", re.MULTILINE)
+_FRONTMATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_FRONTMATTER_EFFORT = re.compile(
+    r"""^effort[ \t]*:[ \t]*["']?([A-Za-z]+)["']?[ \t]*(?:#.*)?$""", re.MULTILINE | re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The router's answer for one prompt. `effort is None` means no route."""
+
+    phase: str | None
+    effort: str | None
+    label: str | None
+    source: str
+    reason: str
+    signals: tuple[Signal, ...] = ()
+
+    @property
+    def routed(self) -> bool:
+        return self.effort is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "effort": self.effort,
+            "label": self.label,
+            "source": self.source,
+            "reason": self.reason,
+            "signals": [s.to_json() for s in self.signals],
+        }
+
+    def describe(self) -> str:
+        """One line: `plan high (keyword)`, `high (explicit)`, `none (classifier: chat)`, `none (short)`."""
+        where = f"{self.source}: {self.label}" if self.label else self.source
+        if self.effort is None:
+            return f"none ({where})"
+        if self.phase is None:
+            return f"{self.effort} ({where})"
+        return f"{self.phase} {self.effort} ({where})"
+
+
+def _signal(rule: str, category: str, line: int, text: str, description: str) -> Signal:
+    return Signal(rule, category, 0, line, text, description)
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _no_route(source: str, reason: str, signals: tuple[Signal, ...] = (), label: str | None = None) -> Route:
+    return Route(None, None, label, source, reason, signals)
+
+
+def _to_phase(
+    phase: str, settings: RouterSettings, source: str, why: str, signals: tuple[Signal, ...]
+) -> Route:
+    """A phase → its effort; a phase whose effort is unset gives no route (and says so)."""
+    effort = settings.effort_for(phase)
+    if effort is None:
+        return _no_route(source, f"{why} → {phase}, but {phase} has no effort set → no route", signals)
+    return Route(phase, effort, None, source, f"{why} → {phase} → effort {effort}", signals)
+
+
+def _directive(first_line: str, settings: RouterSettings) -> Route | None:
+    m = _ROUTE_LINE.match(first_line)
+    if m is None:
+        return None
+    arg = (m.group(1) or "").lower()
+    shown = m.group(0).strip()
+    if arg == "off":
+        sig = _signal("router.directive", "off", 1, shown, "a /route directive")
+        return _no_route("directive", "/route off on line 1 → no route for this prompt", (sig,))
+    if arg in settings.phases:
+        sig = _signal("router.directive", arg, 1, shown, "a /route directive")
+        return _to_phase(arg, settings, "directive", f"/route {arg} on line 1", (sig,))
+    phases = ", ".join([*settings.phases, "off"])
+    what = f"{arg!r} is not a phase" if arg else "no phase given"
+    return _no_route("slash", f"/route: {what} (expected {phases}) → treated as a slash command, no route")
+
+
+def _explicit(trimmed: str, settings: RouterSettings) -> Route | None:
+    """`effort:` in YAML frontmatter, else an `/effort <level>` line, anywhere."""
+    efforts = vocabulary().efforts
+    if trimmed.startswith("---\n"):
+        end = _FRONTMATTER_END.search(trimmed, 4)
+        if end is not None:
+            m = _FRONTMATTER_EFFORT.search(trimmed, 4, end.start())
+            if m is not None and m.group(1).lower() in efforts:
+                level = m.group(1).lower()
+                line = _line_of(trimmed, m.start())
+                sig = _signal("router.effort", level, line, m.group(0).strip(), "effort: in frontmatter")
+                return Route(
+                    None, level, None, "explicit", f"effort: {level} in the frontmatter (line {line})", (sig,)
+                )
+    for m in _EFFORT_LINE.finditer(trimmed):
+        level = m.group(1).lower()
+        if level in efforts:
+            line = _line_of(trimmed, m.start())
+            sig = _signal("router.effort", level, line, m.group(0).strip(), "an /effort line")
+            return Route(None, level, None, "explicit", f"/effort {level} on line {line}", (sig,))
+    return None
+
+
+@lru_cache(maxsize=32)
+def _keyword_regex(keywords: FrozenMap[str]) -> tuple[re.Pattern[str], frozenset[str]] | None:
+    """One regex for all phrases, and their first words (a cheap pre-check: most prompts have none)."""
+    if not keywords:
+        return None
+    phrases = sorted(keywords, key=len, reverse=True)
+    body = "|".join(r"\s+".join(re.escape(w) for w in phrase.split()) for phrase in phrases)
+    firsts = frozenset(phrase.split()[0] for phrase in phrases)
+    return re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE), firsts
+
+
+def _keyword(trimmed: str, settings: RouterSettings) -> Route | None:
+    compiled = _keyword_regex(settings.keywords)
+    if compiled is None:
+        return None
+    rx, firsts = compiled
+    folded = fold(trimmed)  # the case folding `re` uses (`ı`, `İ` match `i`)
+    if not any(word in folded for word in firsts):
+        return None
+    vocab = vocabulary()
+    best: tuple[int, str, re.Match[str]] | None = None
+    for m in rx.finditer(trimmed):
+        phrase = " ".join(fold(m.group(0)).split())
+        phase = settings.keywords.get(phrase)
+        if phase is None:
+            continue
+        rank = vocab.phase_rank(phase)
+        if best is None or rank < best[0]:
+            best = (rank, phase, m)
+    if best is None:
+        return None
+    _, phase, m = best
+    line = _line_of(trimmed, m.start())
+    sig = _signal("router.keyword", phase, line, m.group(0), "a thinking keyword")
+    return _to_phase(phase, settings, "keyword", f'keyword "{m.group(0)}" on line {line}', (sig,))
+
+
+def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | None:
+    """Steps 1–5 of SPEC §5 (no classifier needed), or None: go on to the classifier."""
+    s = settings or DEFAULT
+    if not s.enable:
+        return _no_route("off", "the router is turned off (turnlens.router.enable = false)")
+    trimmed = normalize_newlines(text).strip()
+    first_line = trimmed.split("\n", 1)[0]
+    directive = _directive(first_line, s)
+    if directive is not None:
+        return directive
+    if trimmed.startswith("/"):
+        # An `/effort <level>` first line is step 3's explicit effort, not a slash command.
+        efforts = vocabulary().efforts
+        m = _EFFORT_LINE.match(first_line)
+        if m is None or m.group(1).lower() not in efforts:
+            command = first_line.split()[0]
+            why = "a slash command"
+            if m is not None:
+                why = f"{m.group(1)!r} is not an effort ({', '.join(efforts)}), so a slash command"
+            return _no_route("slash", f"{command} on line 1: {why} → no route")
+    explicit = _explicit(trimmed, s)
+    if explicit is not None:
+        return explicit
+    keyword = _keyword(trimmed, s)
+    if keyword is not None:
+        return keyword
+    if len(trimmed) < s.min_length:
+        n = len(trimmed)
+        return _no_route(
+            "short", f"{n} character{'s' if n != 1 else ''} (under {s.min_length}) → too short to route"
+        )
+    return None
+
+
+def route_from_label(
+    label: str | None,
+    settings: RouterSettings,
+    source: str,
+    said: str,
+    signals: tuple[Signal, ...] = (),
+) -> Route:
+    """Step 7's tail: label → phase → effort. `said` is who labelled it and on what evidence."""
+    if label is None:
+        return _no_route(source, f"{said} → no label → no route", signals)
+    if label not in settings.labels:
+        return _no_route(source, f"{said} → unknown label {label!r} → no route", signals)
+    phase = settings.phase_for(label)
+    if phase is None:
+        return _no_route(source, f"{said} → {label} gets no route", signals, label=label)
+    effort = settings.effort_for(phase)
+    if effort is None:
+        return _no_route(
+            source, f"{said} → {label} → {phase}, but {phase} has no effort set → no route", signals, label
+        )
+    return Route(phase, effort, label, source, f"{said} → {phase} → effort {effort}", signals)
+
+
+def label_offline(text: str, settings: RouterSettings) -> Labeling:
+    """The embedded labeler on the sample the classifier would see."""
+    return label_text(sample(text, settings.sample_max, settings.sample_head, settings.sample_tail))
+
+
+def rules_route(text: str, settings: RouterSettings, source: str, prefix: str = "") -> Route:
+    """The embedded labeler's route, with `prefix` saying why it is the one answering."""
+    labeling = label_offline(text, settings)
+    said = f"{prefix}rules labeler: {labeling.explain()}"
+    return route_from_label(labeling.label, settings, source, said, labeling.signals)
+
+
+def paused_route(text: str, settings: RouterSettings, why: str) -> Route:
+    """Step 6: the model back end is paused."""
+    if settings.fallback == "rules":
+        return rules_route(text, settings, "fallback", f"{why}; ")
+    return _no_route("paused", f"{why}; fallback is none → no route")
+
+
+def resolve_offline(text: str, settings: RouterSettings | None = None, *, paused: bool = False) -> Route:
+    """The whole resolution with the embedded labeler as the classifier (sync, no I/O).
+
+    With a model back end in `settings` this answers what the fallback would
+    (source `fallback`, or no route when `fallback` is `none`): the model is
+    never called from here. `paused` says the model back end is paused (step 6).
+    """
+    s = settings or DEFAULT
+    early = resolve_early(text, s)
+    if early is not None:
+        return early
+    if paused:
+        return paused_route(text, s, "classifier: paused")
+    if not s.uses_model:
+        return rules_route(text, s, "classifier")
+    if s.fallback == "rules":
+        return rules_route(text, s, "fallback", f"the {s.backend} back end is not called offline; ")
+    return _no_route(
+        "fallback", f"the {s.backend} back end is not called offline and fallback is none → no route"
+    )

@@ -1,0 +1,570 @@
+"""The router's settings: defaults from `defaults.toml`, validation that never raises.
+
+Editors hand us whatever the user typed, so every invalid value falls back to its
+default and comes back as one human-readable warning; the caller logs it once.
+The vocabulary (efforts, phases, labels, default keywords) is data so that the
+schema, the docs and the resolver cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
+from functools import cache
+from importlib import resources
+from typing import Any, Final, Generic, TypeVar
+
+V = TypeVar("V")
+
+BACKENDS: Final = ("rules", "openai", "anthropic")
+MODEL_BACKENDS: Final = ("openai", "anthropic")
+FALLBACKS: Final = ("rules", "none")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_NO_PHASE = "none"
+_MAX_KEYWORD = 100
+
+
+class RouterDataError(ValueError):
+    """The packaged `defaults.toml` is broken (a TurnLens bug, never user input)."""
+
+
+class FrozenMap(Mapping[str, V], Generic[V]):
+    """A small immutable, hashable mapping, so settings can be compared and cached."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, V] | None = None) -> None:
+        self._items: dict[str, V] = dict(items or {})
+
+    def __getitem__(self, key: str) -> V:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._items.items()))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return dict(self._items) == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._items!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    name: str
+    effort: str
+    keyword: bool
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """Everything `defaults.toml` says, validated."""
+
+    efforts: tuple[str, ...]
+    phases: tuple[Phase, ...]
+    labels: FrozenMap[str | None]
+    keywords: FrozenMap[str]
+    limits: FrozenMap[int]
+
+    @property
+    def phase_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.phases)
+
+    @property
+    def keyword_phases(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.phases if p.keyword)
+
+    def phase_rank(self, phase: str) -> int:
+        """Lower is higher: plan ranks before reflect (so two keywords pick the higher)."""
+        names = self.phase_names
+        return names.index(phase) if phase in names else len(names)
+
+
+def fold(text: str) -> str:
+    """Case-fold the way `re.IGNORECASE` matches: `ı` and `İ` are both `i` there."""
+    folded = text.casefold()
+    if "ı" in folded or "\u0307" in folded:
+        folded = folded.replace("i\u0307", "i").replace("ı", "i")
+    return folded
+
+
+def normalize_phrase(phrase: str) -> str:
+    """Keyword phrases compare case-insensitively with any run of blanks as one space."""
+    return " ".join(fold(phrase).split())
+
+
+def _data_error(problem: str) -> RouterDataError:
+    return RouterDataError(f"<builtin:router/defaults.toml>: {problem}")
+
+
+def _parse_vocabulary(text: str) -> Vocabulary:
+    data = tomllib.loads(text)
+    efforts = data.get("efforts")
+    if not isinstance(efforts, list) or not efforts or not all(isinstance(e, str) for e in efforts):
+        raise _data_error("efforts must be a non-empty list of names")
+    phases: list[Phase] = []
+    for raw in data.get("phase", []):
+        name, effort = raw.get("name"), raw.get("effort")
+        if not isinstance(name, str) or effort not in efforts:
+            raise _data_error(f"phase {name!r}: needs a name and an effort from {efforts}")
+        phases.append(Phase(name, effort, bool(raw.get("keyword", False)), str(raw.get("description", ""))))
+    names = [p.name for p in phases]
+    if not phases or len(set(names)) != len(names) or _NO_PHASE in names:
+        raise _data_error("phases must be unique, non-empty, and not called 'none'")
+    labels: dict[str, str | None] = {}
+    for label, phase in data.get("labels", {}).items():
+        if phase != _NO_PHASE and phase not in names:
+            raise _data_error(f"label {label!r} maps to unknown phase {phase!r}")
+        labels[label] = None if phase == _NO_PHASE else phase
+    if not labels:
+        raise _data_error("[labels] is empty")
+    keywords: dict[str, str] = {}
+    keyword_phases = {p.name for p in phases if p.keyword}
+    for phrase, phase in data.get("keywords", {}).items():
+        if phase not in keyword_phases:
+            raise _data_error(f"keyword {phrase!r} must raise to a keyword phase, not {phase!r}")
+        keywords[normalize_phrase(phrase)] = phase
+    limits = data.get("limits", {})
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in limits.values()):
+        raise _data_error("[limits] values must be whole numbers")
+    return Vocabulary(
+        tuple(efforts), tuple(phases), FrozenMap(labels), FrozenMap(keywords), FrozenMap(limits)
+    )
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    """The packaged vocabulary (read once)."""
+    text = resources.files("turnlens.router").joinpath("defaults.toml").read_text(encoding="utf-8")
+    return _parse_vocabulary(text)
+
+
+_V = vocabulary()
+
+
+@dataclass(frozen=True, slots=True)
+class RouterSettings:
+    """One router configuration. Field names are snake_case forms of the editor keys."""
+
+    enable: bool = True
+    backend: str = "rules"
+    endpoint: str = ""
+    model: str = ""
+    api_key_env: str = ""
+    timeout_ms: int = _V.limits["timeout_ms"]
+    failure_limit: int = _V.limits["failure_limit"]
+    cooldown_minutes: float = _V.limits["cooldown_minutes"]
+    fallback: str = "rules"
+    min_length: int = _V.limits["min_length"]
+    phases: FrozenMap[str | None] = field(
+        default_factory=lambda: FrozenMap[str | None]({p.name: p.effort for p in _V.phases})
+    )
+    labels: FrozenMap[str | None] = field(default_factory=lambda: _V.labels)
+    keywords: FrozenMap[str] = field(default_factory=lambda: _V.keywords)
+    sample_max: int = _V.limits["sample_max"]
+    sample_head: int = _V.limits["sample_head"]
+    sample_tail: int = _V.limits["sample_tail"]
+
+    @property
+    def uses_model(self) -> bool:
+        """True when the classifier step calls a model over HTTP."""
+        return self.backend in MODEL_BACKENDS
+
+    @property
+    def timeout_s(self) -> float:
+        return self.timeout_ms / 1000
+
+    @property
+    def cooldown_s(self) -> float:
+        return self.cooldown_minutes * 60
+
+    def effort_for(self, phase: str | None) -> str | None:
+        return None if phase is None else self.phases.get(phase)
+
+    def phase_for(self, label: str | None) -> str | None:
+        return None if label is None else self.labels.get(label)
+
+
+DEFAULT: Final = RouterSettings()
+
+
+def default() -> RouterSettings:
+    return DEFAULT
+
+
+# camelCase editor key → dataclass field
+_KEYS: Final = {
+    "enable": "enable",
+    "backend": "backend",
+    "endpoint": "endpoint",
+    "model": "model",
+    "apiKeyEnv": "api_key_env",
+    "timeoutMs": "timeout_ms",
+    "failureLimit": "failure_limit",
+    "cooldownMinutes": "cooldown_minutes",
+    "fallback": "fallback",
+    "minLength": "min_length",
+    "phases": "phases",
+    "labels": "labels",
+    "keywords": "keywords",
+    "sampleMax": "sample_max",
+    "sampleHead": "sample_head",
+    "sampleTail": "sample_tail",
+}
+assert set(_KEYS.values()) == {f.name for f in fields(RouterSettings)}
+
+# whole-number settings: (minimum, maximum)
+_INT_RANGES: Final = {
+    "timeoutMs": (1, 600_000),
+    "failureLimit": (1, 1000),
+    "minLength": (0, 100_000),
+    "sampleMax": (1, 1_000_000),
+    "sampleHead": (0, 1_000_000),
+    "sampleTail": (0, 1_000_000),
+}
+_COOLDOWN_RANGE: Final = (0.0, 10_080.0)  # up to a week
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _whole(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+class _Parser:
+    """Collects the valid values and one warning per invalid one."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.warnings: list[str] = []
+
+    def warn(self, key: str, problem: str) -> None:
+        self.warnings.append(f"router.{key}: {problem}; using the default")
+
+    def parse(self, raw: Mapping[str, Any]) -> None:
+        for key, value in raw.items():
+            if key not in _KEYS:
+                self.warnings.append(f"router.{key}: unknown setting, ignored")
+                continue
+            if value is None:  # an unset value in JSON: the default
+                continue
+            getattr(self, "_" + _KEYS[key])(key, value)
+        self._check_sample()
+
+    def _enable(self, key: str, value: Any) -> None:
+        if isinstance(value, bool):
+            self.values["enable"] = value
+        else:
+            self.warn(key, f"must be true or false, got {_show(value)}")
+
+    def _choice(self, key: str, value: Any, allowed: tuple[str, ...]) -> None:
+        if isinstance(value, str) and value.strip().lower() in allowed:
+            self.values[_KEYS[key]] = value.strip().lower()
+        else:
+            self.warn(key, f"must be one of {', '.join(allowed)}, got {_show(value)}")
+
+    def _backend(self, key: str, value: Any) -> None:
+        self._choice(key, value, BACKENDS)
+
+    def _fallback(self, key: str, value: Any) -> None:
+        self._choice(key, value, FALLBACKS)
+
+    def _endpoint(self, key: str, value: Any) -> None:
+        # The value is not echoed: a URL may carry a token in its query string.
+        if not isinstance(value, str):
+            self.warn(key, "must be a string (a base URL)")
+            return
+        value = value.strip()
+        if value and (not re.match(r"^https?://[^\s/]+", value) or any(c.isspace() for c in value)):
+            self.warn(key, "must be an http:// or https:// base URL")
+            return
+        self.values["endpoint"] = value.rstrip("/")
+
+    def _model(self, key: str, value: Any) -> None:
+        if isinstance(value, str) and len(value) <= 200 and "\n" not in value:
+            self.values["model"] = value.strip()
+        else:
+            self.warn(key, "must be a model name on one line (≤ 200 characters)")
+
+    def _api_key_env(self, key: str, value: Any) -> None:
+        # Never echoed: people paste the key itself here by mistake.
+        if isinstance(value, str) and (value == "" or _ENV_NAME.match(value.strip())):
+            self.values["api_key_env"] = value.strip()
+        else:
+            self.warn(
+                key,
+                "must be the NAME of an environment variable (letters, digits, _), not the key itself",
+            )
+
+    def _int(self, key: str, value: Any) -> None:
+        lo, hi = _INT_RANGES[key]
+        number = _whole(value)
+        if number is None or not lo <= number <= hi:
+            self.warn(key, f"must be a whole number from {lo} to {hi}, got {_show(value)}")
+        else:
+            self.values[_KEYS[key]] = number
+
+    _timeout_ms = _failure_limit = _min_length = _sample_max = _sample_head = _sample_tail = _int
+
+    def _cooldown_minutes(self, key: str, value: Any) -> None:
+        lo, hi = _COOLDOWN_RANGE
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if not ok or not lo <= value <= hi:
+            self.warn(key, f"must be a number of minutes from {lo:g} to {hi:g}, got {_show(value)}")
+        else:
+            self.values["cooldown_minutes"] = float(value)
+
+    def _object(self, key: str, value: Any) -> Mapping[str, Any] | None:
+        if not isinstance(value, Mapping):
+            self.warn(key, f"must be an object, got {_show(value)}")
+            return None
+        return value
+
+    def _phases(self, key: str, value: Any) -> None:
+        raw = self._object(key, value)
+        if raw is None:
+            return
+        merged: dict[str, str | None] = dict(DEFAULT.phases)
+        for phase, effort in raw.items():
+            if phase not in merged:
+                self.warnings.append(
+                    f"router.phases.{phase}: unknown phase (expected {', '.join(_V.phase_names)}), ignored"
+                )
+            elif effort is None or effort in _V.efforts:
+                merged[phase] = effort
+            else:
+                self.warn(
+                    f"phases.{phase}",
+                    f"must be one of {', '.join(_V.efforts)} or null, got {_show(effort)}",
+                )
+        self.values["phases"] = FrozenMap(merged)
+
+    def _labels(self, key: str, value: Any) -> None:
+        raw = self._object(key, value)
+        if raw is None:
+            return
+        merged: dict[str, str | None] = dict(DEFAULT.labels)
+        for label, phase in raw.items():
+            if label not in merged:
+                self.warnings.append(
+                    f"router.labels.{label}: unknown label (expected {', '.join(_V.labels)}), ignored"
+                )
+            elif phase is None or phase == _NO_PHASE:
+                merged[label] = None
+            elif phase in _V.phase_names:
+                merged[label] = phase
+            else:
+                self.warn(
+                    f"labels.{label}",
+                    f"must be one of {', '.join(_V.phase_names)} or null, got {_show(phase)}",
+                )
+        self.values["labels"] = FrozenMap(merged)
+
+    def _keywords(self, key: str, value: Any) -> None:
+        raw = self._object(key, value)
+        if raw is None:
+            return
+        merged: dict[str, str] = dict(DEFAULT.keywords)
+        raising = _V.keyword_phases
+        for phrase, phase in raw.items():
+            norm = normalize_phrase(phrase) if isinstance(phrase, str) else ""
+            if not norm or len(norm) > _MAX_KEYWORD:
+                self.warnings.append(f"router.keywords: {_show(phrase)} is not a phrase, ignored")
+            elif phase is None or phase == _NO_PHASE:
+                merged.pop(norm, None)
+            elif phase in raising:
+                merged[norm] = phase
+            else:
+                self.warnings.append(
+                    f"router.keywords.{norm}: keywords only raise the phase "
+                    f"(one of {', '.join(raising)}), got {_show(phase)}; ignored"
+                )
+        self.values["keywords"] = FrozenMap(merged)
+
+    def _check_sample(self) -> None:
+        top = self.values.get("sample_max", DEFAULT.sample_max)
+        head = self.values.get("sample_head", DEFAULT.sample_head)
+        tail = self.values.get("sample_tail", DEFAULT.sample_tail)
+        if head + tail > top or head + tail == 0:
+            self.warnings.append(
+                f"router.sampleHead + router.sampleTail ({head} + {tail}) must be between 1 and "
+                f"router.sampleMax ({top}); using the defaults for all three"
+            )
+            for name in ("sample_max", "sample_head", "sample_tail"):
+                self.values.pop(name, None)
+
+
+def parse_router_settings(raw: Mapping[str, Any] | None) -> tuple[RouterSettings, list[str]]:
+    """The `router` object of the editor settings → settings and warnings (never raises)."""
+    if raw is None:
+        return DEFAULT, []
+    if not isinstance(raw, Mapping):
+        return DEFAULT, [f"router: must be an object, got {_show(raw)}; using the defaults"]
+    parser = _Parser()
+    try:
+        parser.parse(raw)
+    except Exception as exc:  # defensive: odd key types from a client must not crash the server
+        return DEFAULT, [f"router: could not read the settings ({type(exc).__name__}); using the defaults"]
+    return replace(DEFAULT, **parser.values), parser.warnings
+
+
+def _effort_enum() -> list[str | None]:
+    return [*_V.efforts, None]
+
+
+def router_settings_schema() -> dict[str, Any]:
+    """JSON-Schema `properties` for the `router` object (the language server embeds it)."""
+    d = DEFAULT
+    efforts = ", ".join(f"`{e}`" for e in _V.efforts)
+    phase_list = ", ".join(f"`{p}`" for p in _V.phase_names)
+    return {
+        "enable": {
+            "type": "boolean",
+            "default": d.enable,
+            "markdownDescription": "Show the reasoning effort a router would give each prompt.",
+        },
+        "backend": {
+            "type": "string",
+            "enum": list(BACKENDS),
+            "enumDescriptions": [
+                "Embedded rules: offline, instant, explainable.",
+                "Any OpenAI-compatible chat-completions server (OpenAI, Ollama, llama.cpp, vLLM, LM Studio).",
+                "The Anthropic Messages API with a small model.",
+            ],
+            "default": d.backend,
+            "markdownDescription": "Which classifier labels a prompt. A model back end sends a sample "
+            "of the prompt (at most `sampleMax` characters) to `endpoint`; user settings only.",
+            "x-scope": "machine",
+        },
+        "endpoint": {
+            "type": "string",
+            "default": d.endpoint,
+            "markdownDescription": "Base URL of the model server. `openai`: the URL that ends in `/v1` "
+            "(e.g. `http://localhost:11434/v1` for Ollama); requests go to `{endpoint}/chat/completions`. "
+            "`anthropic`: default `https://api.anthropic.com`; requests go to `{endpoint}/v1/messages`.",
+            "x-scope": "machine",
+        },
+        "model": {
+            "type": "string",
+            "default": d.model,
+            "markdownDescription": "Model name for the model back end (e.g. `qwen2.5:3b`, "
+            "`gpt-4o-mini`, `claude-haiku-4-5`). Required for `openai`.",
+            "x-scope": "machine",
+        },
+        "apiKeyEnv": {
+            "type": "string",
+            "default": d.api_key_env,
+            "markdownDescription": "The **name** of the environment variable that holds the API key "
+            "(e.g. `ANTHROPIC_API_KEY`). The key itself never goes in settings; empty sends no key.",
+            "x-scope": "machine",
+        },
+        "timeoutMs": {
+            "type": "integer",
+            "default": d.timeout_ms,
+            "minimum": _INT_RANGES["timeoutMs"][0],
+            "maximum": _INT_RANGES["timeoutMs"][1],
+            "markdownDescription": "A model call that takes longer than this counts as a failure.",
+        },
+        "failureLimit": {
+            "type": "integer",
+            "default": d.failure_limit,
+            "minimum": _INT_RANGES["failureLimit"][0],
+            "maximum": _INT_RANGES["failureLimit"][1],
+            "markdownDescription": "Consecutive failed model calls before the classifier pauses.",
+        },
+        "cooldownMinutes": {
+            "type": "number",
+            "default": d.cooldown_minutes,
+            "minimum": _COOLDOWN_RANGE[0],
+            "maximum": _COOLDOWN_RANGE[1],
+            "markdownDescription": "How long the classifier stays paused (`TurnLens: Reload` resumes it).",
+        },
+        "fallback": {
+            "type": "string",
+            "enum": list(FALLBACKS),
+            "enumDescriptions": [
+                "The embedded rules answer while the model fails or is paused (source `fallback`).",
+                "No route while the model fails or is paused.",
+            ],
+            "default": d.fallback,
+            "markdownDescription": "What answers while a model back end fails or is paused.",
+        },
+        "minLength": {
+            "type": "integer",
+            "default": d.min_length,
+            "minimum": _INT_RANGES["minLength"][0],
+            "maximum": _INT_RANGES["minLength"][1],
+            "markdownDescription": "Prompts shorter than this many characters (code points, after "
+            "trimming) get no route (source `short`).",
+        },
+        "phases": {
+            "type": "object",
+            "default": dict(d.phases),
+            "properties": {
+                p.name: {
+                    "type": ["string", "null"],
+                    "enum": _effort_enum(),
+                    "markdownDescription": p.description,
+                }
+                for p in _V.phases
+            },
+            "additionalProperties": False,
+            "markdownDescription": f"The effort of each phase ({efforts}); `null` = no route for that phase.",
+        },
+        "labels": {
+            "type": "object",
+            "default": dict(d.labels),
+            "properties": {
+                label: {"type": ["string", "null"], "enum": [*_V.phase_names, None]} for label in _V.labels
+            },
+            "additionalProperties": False,
+            "markdownDescription": f"The phase of each classifier label ({phase_list}); `null` = no route.",
+        },
+        "keywords": {
+            "type": "object",
+            "default": dict(d.keywords),
+            "additionalProperties": {"type": ["string", "null"], "enum": [*_V.keyword_phases, None]},
+            "markdownDescription": "Whole phrases (case-insensitive) that raise the phase: "
+            f"{', '.join(f'`{p}`' for p in _V.keyword_phases)}. Merged over the defaults; "
+            "`null` removes a default phrase.",
+        },
+        "sampleMax": {
+            "type": "integer",
+            "default": d.sample_max,
+            "minimum": _INT_RANGES["sampleMax"][0],
+            "markdownDescription": "Prompts up to this many code points are classified whole.",
+        },
+        "sampleHead": {
+            "type": "integer",
+            "default": d.sample_head,
+            "minimum": 0,
+            "markdownDescription": "Longer prompts: this many code points from the start…",
+        },
+        "sampleTail": {
+            "type": "integer",
+            "default": d.sample_tail,
+            "minimum": 0,
+            "markdownDescription": "…and this many from the end (head + tail ≤ `sampleMax`).",
+        },
+    }

@@ -1,0 +1,144 @@
+"""The embedded `rules` labeler: accuracy on the labelled corpora, ties, evidence, both languages."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from turnlens.core.engine import score, score_plain
+from turnlens.core.rules import parse_pack
+from turnlens.router.labeler import label_pack, label_text
+
+from tests.router.router_testkit import corpus_dir
+
+HERE = Path(__file__).resolve().parent
+DEV = corpus_dir() / "prompts-dev.jsonl"
+
+
+def _eval_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("eval_labels", HERE / "eval_labels.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(
+    not DEV.is_file(), reason=f"labelled corpus not found at {DEV} (set TURNLENS_CORPUS_DIR to its folder)"
+)
+def test_dev_corpus_accuracy_at_least_85_percent() -> None:
+    ev = _eval_module()
+    result = ev.evaluate(ev.load(DEV))
+    print(ev.format_table(result))
+    assert result["n"] >= 100
+    assert result["accuracy"] >= 0.85, ev.format_table(result)
+
+
+@pytest.mark.parametrize(
+    "name", ["prompts-holdout.jsonl", "prompts-holdout2.jsonl", "prompts-holdout3.jsonl"]
+)
+def test_holdout_accuracy_does_not_regress(name: str) -> None:
+    """Our own held-out prompts (never tuned on): a regression floor, not a target."""
+    ev = _eval_module()
+    result = ev.evaluate(ev.load(HERE / "data" / name))
+    print(ev.format_table(result))
+    assert result["n"] >= 30
+    assert result["accuracy"] >= 0.8, ev.format_table(result)
+
+
+def test_tuning_set_accuracy() -> None:
+    ev = _eval_module()
+    result = ev.evaluate(ev.load(HERE / "data" / "prompts-train.jsonl"))
+    assert result["n"] >= 100 and result["accuracy"] >= 0.9, ev.format_table(result)
+
+
+def test_data_files_are_well_formed() -> None:
+    labels = set(label_pack().categories)
+    for path in sorted((HERE / "data").glob("*.jsonl")):
+        ids = set()
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            assert row["label"] in labels and row["lang"] in ("en", "es") and row["text"].strip()
+            assert row["id"] not in ids
+            ids.add(row["id"])
+
+
+def test_pack_is_data_with_the_labels_in_tie_order_and_no_fallback() -> None:
+    pack = label_pack()
+    assert pack.categories == ("design", "analysis", "coding", "bookkeeping", "chat")
+    assert pack.fallback is None
+    assert pack.source == "<builtin:labels.toml>"
+
+
+def test_ties_go_to_the_label_with_more_effort() -> None:
+    toml = """
+[pack]
+categories = ["design", "analysis", "coding", "bookkeeping", "chat"]
+[[rule]]
+id = "a"
+label = "chat"
+weight = 2
+pattern = "x"
+[[rule]]
+id = "b"
+label = "coding"
+weight = 2
+pattern = "x"
+[[rule]]
+id = "c"
+label = "analysis"
+weight = 2
+pattern = "y"
+"""
+    pack = parse_pack(toml, "<test>")
+    assert label_text("x", pack).label == "coding"
+    assert label_text("x y", pack).label == "analysis"
+
+
+def test_nothing_fired_means_no_label() -> None:
+    result = label_text("zzzz qqqq xxxx yyyy wwww vvvv uuuu")
+    assert result.label is None and result.signals == ()
+    assert result.explain() == "no label rule fired"
+
+
+def test_every_label_says_which_rules_fired_and_where() -> None:
+    result = label_text("Some context first.\nWhy does the parser drop the last line?")
+    assert result.label == "analysis"
+    why = next(s for s in result.signals if s.rule == "analysis.why")
+    assert (why.line, why.text) == (2, "Why")
+    assert 'analysis.why "Why"' in result.explain()
+
+
+def test_leading_route_directive_is_not_read_as_content() -> None:
+    assert label_text("/route plan bump flask to 3.0.3").label == "bookkeeping"
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("¿Cómo diseñarías el sistema de permisos para varias sedes?", "design"),
+        ("¿Por qué el worker se queda sin memoria cada noche?", "analysis"),
+        ("Implementa el endpoint de exportación a CSV con paginación.", "coding"),
+        ("Renombra la carpeta `old` a `legacy` y actualiza los imports.", "bookkeeping"),
+        ("hola, buenos días, ¿qué tal?", "chat"),
+        ("What trade-offs do we face between a queue and a cron job here?", "design"),
+        ("Explain why the cache returns stale data after a deploy.", "analysis"),
+        ("Add a --verbose flag to the CLI that prints every request.", "coding"),
+        ("Fix the typo in the CONTRIBUTING guide and commit it.", "bookkeeping"),
+        ("thanks a lot, see you tomorrow!", "chat"),
+    ],
+)
+def test_one_example_per_label_and_language(text: str, label: str) -> None:
+    assert label_text(text).label == label
+
+
+def test_fast_path_agrees_with_the_plain_engine_on_the_corpora() -> None:
+    pack = label_pack()
+    texts = [json.loads(line)["text"] for p in (HERE / "data").glob("*.jsonl") for line in p.open()]
+    if DEV.is_file():
+        texts += [json.loads(line)["text"] for line in DEV.open()]
+    for text in texts:
+        assert score(text, pack).scores == score_plain(text, pack.rules, pack.categories), text
