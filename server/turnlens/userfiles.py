@@ -6,6 +6,7 @@ read files here and hand text to `turnlens.core.rules.parse_pack`.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from turnlens.core.rules import RulePack, builtin_pack, parse_pack
@@ -27,6 +28,15 @@ def find_project_rules(start: Path) -> Path | None:
     return None
 
 
+def _names_a_base(text: str) -> bool:
+    """Whether the file says `[pack] extends = "…"` itself (a TOML error is left to the parser)."""
+    try:
+        meta = tomllib.loads(text).get("pack")
+    except tomllib.TOMLDecodeError:
+        return False
+    return isinstance(meta, dict) and "extends" in meta
+
+
 def load_rules_file(path: Path, base: RulePack | None = None) -> RulePack:
     """A user rules file extends `default` (or the pack its `[pack] extends` names).
 
@@ -42,6 +52,6 @@ def load_rules_file(path: Path, base: RulePack | None = None) -> RulePack:
     if len(data) > MAX_RULES_FILE:
         raise RulePackError(f"{path}: larger than {MAX_RULES_FILE} bytes")
     text = data.decode("utf-8", errors="replace")
-    if base is None and "extends" not in text:
+    if base is None and not _names_a_base(text):
         base = builtin_pack("default")
     return parse_pack(text, str(path), base=base, strict=False, user=True)

@@ -169,12 +169,50 @@ class _Compiled:
         return None
 
 
+class _SetRule:
+    """A rule in the pack's RE2 set, with its own RE2 pattern to find candidate lines."""
+
+    __slots__ = ("bounded", "compiled", "exact", "pattern", "rx2")
+
+    def __init__(self, compiled: _Compiled, pattern: str, exact: bool) -> None:
+        self.compiled = compiled
+        self.pattern = pattern
+        self.exact = exact
+        self.bounded = _has_bounds(compiled.rule)
+        self.rx2: Any = None
+
+    def match_line(self, data: bytes) -> tuple[int, str, Any] | None:
+        """The first line that really matches: (byte offset of the line, the line, the `re` match).
+
+        RE2 finds the lines that may match (its translation is exact or wider, and never
+        crosses a line break); Python's `re` decides on those lines only.
+        """
+        if self.rx2 is None:
+            self.rx2 = _re2_compile(self.pattern)
+        line_regex = self.compiled.line_regex
+        pos, size = 0, len(data)
+        while pos <= size:
+            m = self.rx2.search(data, pos)
+            if m is None:
+                return None
+            hit = m.start()
+            start = data.rfind(b"\n", 0, hit) + 1
+            stop = data.find(b"\n", hit)
+            stop = size if stop < 0 else stop
+            line = data[start:stop].decode("utf-8")
+            found = line_regex.search(line)
+            if found is not None:
+                return start, line, found
+            pos = stop + 1
+        return None
+
+
 class _PackMatcher:
-    """All rules of a pack, ready for one pass: an RE2 set for the translatable
+    """All rules of a pack, ready for one pass: an RE2 set over the translatable
     patterns, Python `re` (with literal pre-checks) for the rest.
 
-    Everything a scoring call needs is precomputed here as flat tuples, since
-    this runs once per turn of every transcript.
+    Everything a scoring call needs is precomputed here, since this runs once
+    per turn of every transcript.
     """
 
     def __init__(self, pack: RulePack) -> None:
@@ -186,12 +224,9 @@ class _PackMatcher:
             id(c): Signal(c.rule.id, c.rule.category, c.rule.weight, 0, "", c.rule.description)
             for c in self.rules
         }
-        in_set: list[tuple[_Compiled, bool, bool]] = []
-        self.outside: tuple[_Compiled, ...] = ()
         self.bounded_only = tuple(c for c in self.rules if c.rule.pattern is None)
-        self.set: Any = None
-        patterns: list[str] = []
-        outside = []
+        in_set: list[_SetRule] = []
+        outside: list[_Compiled] = []
         for c in self.rules:
             rule = c.rule
             if rule.pattern is None:
@@ -199,36 +234,35 @@ class _PackMatcher:
             t = translate(rule.pattern, rule.ignore_case) if rule.engine == "re" else None
             if t is None:
                 outside.append(c)
-                continue
-            patterns.append(t.pattern)
-            in_set.append((c, t.exact, _has_bounds(rule)))
-        if patterns:
-            self.set = _build_set(patterns)
-            if self.set is None:
-                outside.extend(c for c, _, _ in in_set)
-                in_set = []
+            else:
+                in_set.append(_SetRule(c, t.pattern, t.exact))
+        self.set: Any = _build_set([r.pattern for r in in_set]) if in_set else None
+        if self.set is None:
+            outside.extend(r.compiled for r in in_set)
+            in_set = []
         self.in_set = tuple(in_set)
         self.outside = tuple(outside)
+        self.by_compiled = {id(r.compiled): r for r in in_set}
 
     def fired(self, text: str, words: int, lines: int) -> list[_Compiled]:
         """The rules that match `text` (in no particular order)."""
         hits = [c for c in self.bounded_only if c.bounds_ok(words, lines)]
         folded: _Folded | None = None
         data = _set_input(text) if self.set is not None else None
-        if data is None:  # the Python path: no set rule is proven to match, run each one
-            candidates: Any = [(c, False, bounded) for c, _, bounded in self.in_set]
+        if data is None:  # the Python path: every pattern is checked with `re`
+            for r in self.in_set:
+                c = r.compiled
+                if (not r.bounded or c.bounds_ok(words, lines)) and c.first_match(text) is not None:
+                    hits.append(c)
         else:
             in_set = self.in_set
-            candidates = [in_set[i] for i in self.set.Match(data) or ()]
-        for c, exact, bounded in candidates:
-            if bounded and not c.bounds_ok(words, lines):
-                continue
-            if not exact:
-                if folded is None:
-                    folded = _Folded(text)
-                if c.first_match(text, folded) is None:
+            for i in self.set.Match(data) or ():
+                r = in_set[i]
+                c = r.compiled
+                if r.bounded and not c.bounds_ok(words, lines):
                     continue
-            hits.append(c)
+                if r.exact or r.match_line(data) is not None:
+                    hits.append(c)
         for c in self.outside:
             if c.bounds_ok(words, lines):
                 if folded is None:
@@ -236,6 +270,27 @@ class _PackMatcher:
                 if c.first_match(text, folded) is not None:
                     hits.append(c)
         return hits
+
+    def span(self, c: _Compiled, text: str, data: bytes | None) -> tuple[int, int] | None:
+        """Where a fired rule first matches, as str offsets (for explanations)."""
+        r = self.by_compiled.get(id(c))
+        if r is None or data is None:
+            return c.first_match(text)
+        found = r.match_line(data)
+        if found is None:
+            return None
+        start_b, _line, m = found
+        base = len(data[:start_b].decode("utf-8"))
+        return base + m.start(), base + m.end()
+
+
+def _re2_compile(pattern: str) -> Any:
+    import re2
+
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    options.log_errors = False
+    return re2.compile(pattern, options)
 
 
 def _has_bounds(rule: Rule) -> bool:
@@ -320,9 +375,9 @@ def score(text: str, pack: RulePack, *, explain: bool = False) -> Score:
         if len(hits) > 1:
             order = matcher.order
             hits.sort(key=lambda c: order[id(c)])
-        folded = _Folded(text)
+        data = _set_input(text) if matcher.set is not None else None
         signals = tuple(
-            _signal(c.rule, text, c.first_match(text, folded) or (0, 0), words, lines) for c in hits
+            _signal(c.rule, text, matcher.span(c, text, data) or (0, 0), words, lines) for c in hits
         )
     else:
         bare = matcher.bare

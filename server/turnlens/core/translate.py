@@ -54,25 +54,31 @@ class _Translator:
     def __init__(self) -> None:
         self.exact = True
 
-    def seq(self, items: Any, *, outer: bool = False) -> str:
+    def seq(self, items: Any, *, at_start: bool = False, at_end: bool = False) -> str:
+        """Translate a sequence; `at_start`/`at_end` say it begins/ends the whole pattern."""
         items = list(items)
-        if outer and len(items) == 1 and items[0][0] is _c.BRANCH:
-            # a top-level alternation: each alternative is a whole pattern of its own
-            return "(?:" + "|".join(self.seq(b, outer=True) for b in items[0][1][1]) + ")"
+        last = len(items) - 1
         out = []
         for i, (op, av) in enumerate(items):
+            first_here, last_here = at_start and i == 0, at_end and i == last
             if op is _c.AT and av in (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY):
-                out.append(self._boundary(items, i, av, outer))
+                out.append(self._boundary(items, i, av, first_here, last_here))
+            elif op is _c.BRANCH:
+                alts = (self.seq(b, at_start=first_here, at_end=last_here) for b in av[1])
+                out.append("(?:" + "|".join(alts) + ")")
+            elif op is _c.SUBPATTERN and not av[1] and not av[2]:
+                out.append("(?:" + self.seq(av[3], at_start=first_here, at_end=last_here) + ")")
             else:
                 out.append(self.item(op, av))
         return "".join(out)
 
-    def _boundary(self, items: list[Any], i: int, av: Any, outer: bool) -> str:
-        """`\\b` at the very start or end of the pattern, next to word characters, is exact."""
-        if av is _c.AT_BOUNDARY and outer:
-            if i == 0 and len(items) > 1 and _edge_is_word(items[1], first=True):
+    def _boundary(self, items: list[Any], i: int, av: Any, first: bool, last: bool) -> str:
+        """`\\b` at the very start or end of the pattern, next to word characters, is exact:
+        it becomes a test of the neighbouring character (consuming it is harmless there)."""
+        if av is _c.AT_BOUNDARY:
+            if first and i + 1 < len(items) and _edge_is_word(items[i + 1], first=True):
                 return f"(?:^|[^{_WORD}\\n])"
-            if i == len(items) - 1 and i > 0 and _edge_is_word(items[i - 1], first=False):
+            if last and i > 0 and _edge_is_word(items[i - 1], first=False):
                 return f"(?:$|[^{_WORD}\\n])"
         self.exact = False
         return ""
@@ -204,7 +210,7 @@ def translate(pattern: str, ignore_case: bool) -> Translation | None:
         return None
     t = _Translator()
     try:
-        body = t.seq(parsed, outer=True)
+        body = t.seq(parsed, at_start=True, at_end=True)
     except Untranslatable:
         return None
     prefix = "(?m)" + ("(?i)" if (ignore_case or flags & re.IGNORECASE) else "")

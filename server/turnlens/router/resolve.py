@@ -173,12 +173,17 @@ def _keyword(trimmed: str, settings: RouterSettings) -> Route | None:
     return _to_phase(phase, settings, "keyword", f'keyword "{m.group(0)}" on line {line}', (sig,))
 
 
+# `<!-- turnlens: … -->` lines that pin or silence a turn sit above its first line;
+# the prompt starts after them, so a `/route` directive under a pin still counts.
+_LEADING_DIRECTIVES = re.compile(r"\A(?:[ \t]*<!--[ \t]*turnlens:[^\n]*-->[ \t]*(?:\n|\Z)|[ \t]*\n)+", re.IGNORECASE)
+
+
 def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | None:
     """Steps 1–5 of SPEC §5 (no classifier needed), or None: go on to the classifier."""
     s = settings or DEFAULT
     if not s.enable:
         return _no_route("off", "the router is turned off (turnlens.router.enable = false)")
-    trimmed = normalize_newlines(text).strip()
+    trimmed = _LEADING_DIRECTIVES.sub("", normalize_newlines(text)).strip()
     first_line = trimmed.split("\n", 1)[0]
     directive = _directive(first_line, s)
     if directive is not None:
