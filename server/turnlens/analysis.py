@@ -39,7 +39,9 @@ def _line_end(text: str, pos: int) -> int:
 class _Split:
     """The last split of a document: its text, separator lines and units."""
 
-    def __init__(self, text: str, separator: str, seps: list[tuple[int, int]], units: list[Unit], file_ignored: bool):
+    def __init__(
+        self, text: str, separator: str, seps: list[tuple[int, int]], units: list[Unit], file_ignored: bool
+    ):
         self.text = text
         self.separator = separator
         self.seps = seps
@@ -123,7 +125,11 @@ def split_incremental(text: str, separator: str, previous: _Split | None, edit: 
         unit: Unit | None
         if end <= reuse_before:
             old = old_by_start.get(start)
-            unit = old if old is not None and old.end == end else _make_unit(text, index, start, end, file_ignored)
+            unit = (
+                old
+                if old is not None and old.end == end
+                else _make_unit(text, index, start, end, file_ignored)
+            )
         elif start >= reuse_after:
             old = old_by_start.get(start - delta)
             if old is not None and old.end + delta == end:

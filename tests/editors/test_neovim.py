@@ -18,7 +18,9 @@ EXAMPLE = ROOT / "docs" / "examples" / "session.md"
 SCRIPT = Path(__file__).with_name("nvim_lsp.lua")
 
 nvim = shutil.which("nvim")
-pytestmark = pytest.mark.skipif(nvim is None, reason="Neovim is not installed (apt-get install neovim; .ci/run does)")
+pytestmark = pytest.mark.skipif(
+    nvim is None, reason="Neovim is not installed (apt-get install neovim; .ci/run does)"
+)
 
 
 def test_neovim_receives_diagnostics_and_code_lenses_for_each_turn(tmp_path: Path) -> None:

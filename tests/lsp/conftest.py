@@ -82,7 +82,9 @@ async def bare_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
         await lsp_client.shutdown_session()
 
 
-def open_doc(client: LanguageClient, uri: str, text: str, version: int = 1, language: str = "markdown") -> None:
+def open_doc(
+    client: LanguageClient, uri: str, text: str, version: int = 1, language: str = "markdown"
+) -> None:
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)

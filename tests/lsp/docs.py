@@ -14,4 +14,6 @@ UTF16_LINE0_END = 21  # "APPROVED — ship it " (19) + 🚀 (2 UTF-16 units)
 UTF8_LINE0_END = 25  # — is 3 bytes, 🚀 4
 UTF32_LINE0_END = 20
 
-LF_SESSION = "APPROVED — ship it\n---TURN---\nImplementing SPEC-120 AC-03 with new handler\n---TURN---\nthanks!\n"
+LF_SESSION = (
+    "APPROVED — ship it\n---TURN---\nImplementing SPEC-120 AC-03 with new handler\n---TURN---\nthanks!\n"
+)

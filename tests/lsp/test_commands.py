@@ -7,7 +7,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from .conftest import change_doc, open_doc, pos, rng, start, wait_diagnostics
+from .conftest import change_doc, open_doc, pos, rng, wait_diagnostics
 from .docs import LF_SESSION
 
 URI = "file:///work/session.md"
@@ -23,7 +23,9 @@ async def run(client: LanguageClient, command: str, *args: object) -> object:
 async def test_commands_are_advertised(client: LanguageClient) -> None:
     caps = client.init_result.capabilities  # type: ignore[attr-defined]
     assert caps is not None and caps.execute_command_provider is not None
-    assert {"turnlens.classify", "turnlens.plan", "turnlens.reload"} <= set(caps.execute_command_provider.commands)
+    assert {"turnlens.classify", "turnlens.plan", "turnlens.reload"} <= set(
+        caps.execute_command_provider.commands
+    )
 
 
 async def test_classify_text(client: LanguageClient) -> None:
@@ -40,7 +42,11 @@ async def test_classify_text(client: LanguageClient) -> None:
 async def test_classify_selection_by_uri_and_range(client: LanguageClient) -> None:
     open_doc(client, URI, LF_SESSION)
     await wait_diagnostics(client, URI, version=1)
-    result = await run(client, "turnlens.classify", {"uri": URI, "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 44}}})
+    result = await run(
+        client,
+        "turnlens.classify",
+        {"uri": URI, "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 44}}},
+    )
     assert isinstance(result, dict)
     assert result["class"] == "spec"
     assert result["range"] == {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 44}}
@@ -113,7 +119,9 @@ async def test_code_action_pin_class_round_trip(client: LanguageClient) -> None:
 async def test_code_action_ignore_turn_and_file(client: LanguageClient) -> None:
     open_doc(client, URI, LF_SESSION)
     await wait_diagnostics(client, URI, version=1)
-    text = await apply(client, titled(await actions_at(client, 2), "TurnLens: ignore this turn"), LF_SESSION, 2)
+    text = await apply(
+        client, titled(await actions_at(client, 2), "TurnLens: ignore this turn"), LF_SESSION, 2
+    )
     assert [d.code for d in await wait_diagnostics(client, URI, version=2)] == ["decision", "chitchat"]
     await apply(client, titled(await actions_at(client, 0), "TurnLens: ignore this file"), text, 3)
     assert await wait_diagnostics(client, URI, version=3) == []

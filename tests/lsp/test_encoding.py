@@ -13,9 +13,16 @@ URI = "file:///work/session.md"
 
 @pytest.mark.parametrize(
     ("offered", "end"),
-    [(None, UTF16_LINE0_END), (["utf-8"], UTF8_LINE0_END), (["utf-32"], UTF32_LINE0_END), (["utf-16"], UTF16_LINE0_END)],
+    [
+        (None, UTF16_LINE0_END),
+        (["utf-8"], UTF8_LINE0_END),
+        (["utf-32"], UTF32_LINE0_END),
+        (["utf-16"], UTF16_LINE0_END),
+    ],
 )
-async def test_ranges_follow_the_position_encoding(bare_client: LanguageClient, offered: list[str] | None, end: int) -> None:
+async def test_ranges_follow_the_position_encoding(
+    bare_client: LanguageClient, offered: list[str] | None, end: int
+) -> None:
     await start(bare_client, capabilities=_capabilities(offered))
     open_doc(bare_client, URI, CRLF_SESSION)
     diags = await wait_diagnostics(bare_client, URI, version=1)

@@ -48,12 +48,19 @@ def test_defaults_of_the_schema_parse_to_the_default_settings() -> None:
 def test_every_server_setting_is_in_the_schema() -> None:
     leaves = set(flat_leaves())
     fields = {f.name for f in dataclasses.fields(Settings)} - {"router"}
-    assert len([k for k in leaves if not k.startswith(("router.", "server.", "trace.", "documentSelector"))]) == len(fields)
+    assert len(
+        [k for k in leaves if not k.startswith(("router.", "server.", "trace.", "documentSelector"))]
+    ) == len(fields)
 
 
 def test_invalid_values_fall_back_with_one_warning_each() -> None:
     settings, warnings = parse_settings(
-        {"debounceMs": -5, "diagnostics": {"severity": "loud"}, "exclude": "notalist", "router": {"timeoutMs": "x"}}
+        {
+            "debounceMs": -5,
+            "diagnostics": {"severity": "loud"},
+            "exclude": "notalist",
+            "router": {"timeoutMs": "x"},
+        }
     )
     assert settings.debounce_ms == 150 and settings.severity == "hint" and settings.exclude == ()
     assert settings.router.timeout_ms == 3000

@@ -104,7 +104,9 @@ async def test_hover_toggle(bare_client: LanguageClient) -> None:
     await start(bare_client, {"hover": {"enable": False}})
     open_doc(bare_client, URI, LF_SESSION)
     await wait_diagnostics(bare_client, URI, version=1)
-    hover = await bare_client.text_document_hover_async(types.HoverParams(text_document=DOC, position=pos(0, 1)))
+    hover = await bare_client.text_document_hover_async(
+        types.HoverParams(text_document=DOC, position=pos(0, 1))
+    )
     assert hover is None
 
 

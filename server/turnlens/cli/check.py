@@ -12,7 +12,6 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +119,8 @@ def _results(
         _init(pack, separator)
         yield from map(check_file, files)
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(pack, separator)) as pool:
         yield from pool.map(check_file, files, chunksize=max(1, len(files) // (jobs * 8)))
 

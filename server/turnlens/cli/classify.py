@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         if args.explain:
             frozen = {"true": "frozen", "partial": "partly frozen", "false": "not frozen"}[result.frozen]
             print(
-                f"  ≤{result.max_ratio}:1 · {frozen} · {result.verdict} · {result.words} words, {result.lines} lines"
+                f"  ≤{result.max_ratio}:1 · {frozen} · {result.verdict} · "
+                f"{result.words} words, {result.lines} lines"
             )
             print("  scores: " + "  ".join(f"{k} {v}" for k, v in result.scores.items()))
             for s in result.signals:

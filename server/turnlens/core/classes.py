@@ -9,9 +9,10 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Literal, cast
+
+from turnlens.core.data import read_packaged
 
 Frozen = Literal["true", "partial", "false"]
 _FROZEN = ("true", "partial", "false")
@@ -30,7 +31,7 @@ class TaskClass:
 @cache
 def _load() -> MappingProxyType[str, TaskClass]:
     source = "<builtin:classes.toml>"
-    text = resources.files("turnlens.core.packs").joinpath("classes.toml").read_text(encoding="utf-8")
+    text = read_packaged("turnlens.core.packs", "classes.toml")
     table: dict[str, TaskClass] = {}
     for raw in tomllib.loads(text)["class"]:
         name = raw["name"]

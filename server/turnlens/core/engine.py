@@ -70,8 +70,23 @@ def _lines(text: str) -> list[str]:
     return text[: _end(text)].split("\n") if text else []
 
 
+_WORDS_CHUNK = 1 << 20
+_SPACE = re.compile(r"\s")
+
+
 def count_words(text: str) -> int:
-    return len(text.split())
+    """Whitespace-separated tokens (like `wc -w`), in bounded memory for huge texts."""
+    if len(text) <= _WORDS_CHUNK:
+        return len(text.split())
+    total, pos, size = 0, 0, len(text)
+    while pos < size:
+        cut = pos + _WORDS_CHUNK
+        if cut < size:
+            m = _SPACE.search(text, cut)
+            cut = m.start() if m else size
+        total += len(text[pos:cut].split())
+        pos = cut
+    return total
 
 
 def count_lines(text: str) -> int:
@@ -123,11 +138,21 @@ class _Compiled:
         self.by_line = False
         if rule.pattern is not None:
             self.by_line = _SEES_PAST_LINE.search(rule.pattern) is not None
-            self.regex = _compile_pattern(rule, multiline=True)
-            self.line_regex = _compile_pattern(rule, multiline=False)
             found = required_literals(rule.pattern, rule.ignore_case)
             if found is not None:
                 self.literals, self.folded = found
+
+    # Patterns compile on first use: a one-shot `turnlens classify` meets only the
+    # few rules whose literals occur in its text.
+    def whole(self) -> Any:
+        if self.regex is None:
+            self.regex = _compile_pattern(self.rule, multiline=True)
+        return self.regex
+
+    def per_line(self) -> Any:
+        if self.line_regex is None:
+            self.line_regex = _compile_pattern(self.rule, multiline=False)
+        return self.line_regex
 
     def bounds_ok(self, words: int, lines: int) -> bool:
         r = self.rule
@@ -140,8 +165,7 @@ class _Compiled:
 
     def first_match(self, text: str, folded: _Folded | None = None) -> tuple[int, int] | None:
         """(start, end) of the first match within one line, or None."""
-        regex = self.regex
-        if regex is None:
+        if self.rule.pattern is None:
             return (0, 0)
         if not text:
             return None
@@ -151,7 +175,7 @@ class _Compiled:
                 return None
         if self.by_line:
             return self._first_match_by_line(text)
-        m = regex.search(text, 0, _end(text))
+        m = self.whole().search(text, 0, _end(text))
         if m is None:
             return None
         if "\n" not in m.group():
@@ -159,14 +183,18 @@ class _Compiled:
         return self._first_match_by_line(text)
 
     def _first_match_by_line(self, text: str) -> tuple[int, int] | None:
-        assert self.line_regex is not None
+        line_regex = self.per_line()
         offset = 0
         for line in _lines(text):
-            m = self.line_regex.search(line)
+            m = line_regex.search(line)
             if m is not None:
                 return offset + m.start(), offset + m.end()
             offset += len(line) + 1
         return None
+
+
+SET_AFTER_BYTES = 100_000
+SET_FOR_TEXT_BYTES = 20_000
 
 
 class _SetRule:
@@ -189,7 +217,7 @@ class _SetRule:
         """
         if self.rx2 is None:
             self.rx2 = _re2_compile(self.pattern)
-        line_regex = self.compiled.line_regex
+        line_regex = self.compiled.per_line()
         pos, size = 0, len(data)
         while pos <= size:
             m = self.rx2.search(data, pos)
@@ -225,21 +253,35 @@ class _PackMatcher:
             for c in self.rules
         }
         self.bounded_only = tuple(c for c in self.rules if c.rule.pattern is None)
+        self.patterned = tuple(c for c in self.rules if c.rule.pattern is not None)
+        # Until the set is built every patterned rule runs on the Python path.
+        self.in_set: tuple[_SetRule, ...] = ()
+        self.outside: tuple[_Compiled, ...] = self.patterned
+        self.by_compiled: dict[int, _SetRule] = {}
+        self.set: Any = None
+        self._seen = 0
+        self._built = False
+
+    def _maybe_build(self, size: int) -> None:
+        """Build the RE2 set once it pays: compiling it costs about what scoring 100 KB does."""
+        self._seen += size
+        if self._built or (self._seen < SET_AFTER_BYTES and size < SET_FOR_TEXT_BYTES):
+            return
+        self._built = True
         in_set: list[_SetRule] = []
         outside: list[_Compiled] = []
-        for c in self.rules:
+        for c in self.patterned:
             rule = c.rule
-            if rule.pattern is None:
-                continue
+            assert rule.pattern is not None
             t = translate(rule.pattern, rule.ignore_case) if rule.engine == "re" else None
             if t is None:
                 outside.append(c)
             else:
                 in_set.append(_SetRule(c, t.pattern, t.exact))
-        self.set: Any = _build_set([r.pattern for r in in_set]) if in_set else None
-        if self.set is None:
-            outside.extend(r.compiled for r in in_set)
-            in_set = []
+        rset = _build_set([r.pattern for r in in_set]) if in_set else None
+        if rset is None:
+            return
+        self.set = rset
         self.in_set = tuple(in_set)
         self.outside = tuple(outside)
         self.by_compiled = {id(r.compiled): r for r in in_set}
@@ -248,6 +290,8 @@ class _PackMatcher:
         """The rules that match `text` (in no particular order)."""
         hits = [c for c in self.bounded_only if c.bounds_ok(words, lines)]
         folded: _Folded | None = None
+        if not self._built:
+            self._maybe_build(len(text))
         data = _set_input(text) if self.set is not None else None
         if data is None:  # the Python path: every pattern is checked with `re`
             for r in self.in_set:
@@ -364,7 +408,7 @@ def score(text: str, pack: RulePack, *, explain: bool = False) -> Score:
     """
     if "\r" in text:
         text = normalize_newlines(text)
-    words = len(text.split())
+    words = count_words(text)
     lines = text.count("\n") + 1
     if text.endswith("\n"):
         lines -= len(text) - len(text.rstrip("\n"))

@@ -13,8 +13,9 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from turnlens.core.data import read_packaged
 
 BUILTIN_PACKS = ("default", "reference")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -272,7 +273,7 @@ def parse_pack(
 
 
 def _read_packaged(package: str, filename: str) -> str:
-    return resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    return read_packaged(package, filename)
 
 
 @cache

@@ -23,7 +23,10 @@ except ImportError:  # pragma: no cover
     import sre_parse as _p  # type: ignore[no-redef]
 
 _WORD = r"\pL\pN_"
-_SPACE = r"\t\x{0b}\x{0c}\r \x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+_SPACE = (
+    r"\t\x{0b}\x{0c}\r \x{1c}-\x{1f}\x{85}\x{a0}\x{1680}"
+    r"\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+)
 _REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT}
 _MAX_COUNT = 1000
 
@@ -190,7 +193,7 @@ def _edge_is_word(item: Any, *, first: bool) -> bool:
         inner = list(av[3])
         return bool(inner) and _edge_is_word(inner[0] if first else inner[-1], first=first)
     if op is _c.BRANCH:
-        return all(b and _edge_is_word(list(b)[0] if first else list(b)[-1], first=first) for b in av[1])
+        return all(b and _edge_is_word(b[0] if first else b[-1], first=first) for b in av[1])
     if op is _c.IN:
         return all(o is _c.LITERAL and _is_word(a) for o, a in av)
     if op in _REPEATS and av[0] >= 1:

@@ -86,7 +86,11 @@ def literal_separator(pattern: str) -> str | None:
     """The separator as plain text when the pattern has no regex syntax (the common case)."""
     core = _strip_anchors(pattern)
     try:
-        if core and re.fullmatch(core, core) and re.escape(core).replace("\\-", "-") == core.replace("\\-", "-"):
+        if (
+            core
+            and re.fullmatch(core, core)
+            and re.escape(core).replace("\\-", "-") == core.replace("\\-", "-")
+        ):
             return core
     except re.error:
         return None

@@ -86,7 +86,9 @@ class TurnLensServer(LanguageServer):
         if writer is None:
             return
         data = body.encode("utf-8")
-        header = f"Content-Length: {len(data)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+        header = (
+            f"Content-Length: {len(data)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+        )
         res = writer.write(header.encode("ascii") + data)
         if asyncio.iscoroutine(res):
             self.spawn(res)
@@ -266,7 +268,9 @@ class TurnLensServer(LanguageServer):
             def route_fn(unit_text: str) -> Route:
                 return resolve_offline(unit_text, router_settings, paused=paused)
 
-            results = state.cache.analyze(text, settings.turn_separator, pack, route_fn, state.doc.take_edits())
+            results = state.cache.analyze(
+                text, settings.turn_separator, pack, route_fn, state.doc.take_edits()
+            )
             state.results = self._with_model_route(state, results)
         state.analyzed_version = state.doc.version
         state.analyzed_text = text

@@ -175,7 +175,9 @@ def _keyword(trimmed: str, settings: RouterSettings) -> Route | None:
 
 # `<!-- turnlens: … -->` lines that pin or silence a turn sit above its first line;
 # the prompt starts after them, so a `/route` directive under a pin still counts.
-_LEADING_DIRECTIVES = re.compile(r"\A(?:[ \t]*<!--[ \t]*turnlens:[^\n]*-->[ \t]*(?:\n|\Z)|[ \t]*\n)+", re.IGNORECASE)
+_LEADING_DIRECTIVES = re.compile(
+    r"\A(?:[ \t]*<!--[ \t]*turnlens:[^\n]*-->[ \t]*(?:\n|\Z)|[ \t]*\n)+", re.IGNORECASE
+)
 
 
 def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | None:

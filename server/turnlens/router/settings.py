@@ -14,8 +14,9 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
-from importlib import resources
 from typing import Any, Final, Generic, TypeVar
+
+from turnlens.core.data import read_packaged
 
 V = TypeVar("V")
 
@@ -147,7 +148,7 @@ def _parse_vocabulary(text: str) -> Vocabulary:
 @cache
 def vocabulary() -> Vocabulary:
     """The packaged vocabulary (read once)."""
-    text = resources.files("turnlens.router").joinpath("defaults.toml").read_text(encoding="utf-8")
+    text = read_packaged("turnlens.router", "defaults.toml")
     return _parse_vocabulary(text)
 
 
