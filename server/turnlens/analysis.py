@@ -95,8 +95,7 @@ def split_incremental(text: str, separator: str, previous: _Split | None, edit: 
     ):
         compile_separator(separator)
         seps = separator_lines(text, separator)
-        units = split_units(text, separator)
-        return _Split(text, separator, seps, units, file_ignored)
+        return _Split(text, separator, seps, split_units(text, separator), file_ignored)
     prefix, suffix = edit
     old_len, new_len = len(previous.text), len(text)
     delta = new_len - old_len

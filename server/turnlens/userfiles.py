@@ -52,6 +52,8 @@ def load_rules_file(path: Path, base: RulePack | None = None) -> RulePack:
     if len(data) > MAX_RULES_FILE:
         raise RulePackError(f"{path}: larger than {MAX_RULES_FILE} bytes")
     text = data.decode("utf-8", errors="replace")
-    if base is None and not _names_a_base(text):
+    if _names_a_base(text):
+        base = None  # the file's own `[pack] extends` wins over the caller's default
+    elif base is None:
         base = builtin_pack("default")
     return parse_pack(text, str(path), base=base, strict=False, user=True)

@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="turnlens",
         description="See what each prompt or conversation turn is: task class, compression ratio, "
         "frozen flag and routed reasoning effort.",
+        epilog="Task classes: decision (≤5:1, frozen), spec (≤3:1, frozen), code (≤10:1, partly frozen), "
+        "review (≤15:1), context (≤25:1), chitchat (≤80:1). Efforts: plan and reflect → high, "
+        "implement → medium, apply → low.",
     )
     parser.add_argument("--version", action="version", version=f"turnlens {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -179,7 +179,8 @@ class _Compiled:
         if m is None:
             return None
         if "\n" not in m.group():
-            return m.span()
+            start, end = m.span()
+            return int(start), int(end)
         return self._first_match_by_line(text)
 
     def _first_match_by_line(self, text: str) -> tuple[int, int] | None:

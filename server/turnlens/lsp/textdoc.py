@@ -168,10 +168,7 @@ class Document:
         hi = bisect_right(starts, end)
         new = [start + m + 1 for m in _newlines(inserted)]
         delta = len(inserted) - (end - start)
-        if delta:
-            tail = [s + delta for s in starts[hi:]]
-        else:
-            tail = starts[hi:]
+        tail = [s + delta for s in starts[hi:]] if delta else starts[hi:]
         return starts[:lo] + new + tail
 
 

@@ -8,6 +8,7 @@ classification; a publish only works out the line numbers and joins strings.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from lsprotocol import types
@@ -46,18 +47,20 @@ class _Fragment:
         # so the turn number can follow
         self.body = json.dumps(body)[1:-1] + ',"data":' + json.dumps(data)[:-1]
         unit = r.unit
+        text = unit.text
         lead = unit.content_start - unit.start
-        self.rel_line = unit.text.count("\n", 0, lead)
-        line_start = unit.text.rfind("\n", 0, lead) + 1
-        first_line = unit.text[line_start : _line_stop(unit.text, lead)]
-        self.start_char = doc.units(unit.text[line_start:lead])
+        # LSP line breaks are LF, CRLF and a lone CR
+        breaks = list(_BREAK.finditer(text, 0, lead))
+        self.rel_line = len(breaks)
+        line_start = breaks[-1].end() if breaks else 0
+        stop = _LINE_END.search(text, lead)
+        first_line = text[line_start : stop.start() if stop else len(text)]
+        self.start_char = doc.units(text[line_start:lead])
         self.end_char = doc.units(first_line)
 
 
-def _line_stop(text: str, pos: int) -> int:
-    nl = text.find("\n", pos)
-    end = len(text) if nl < 0 else nl
-    return end - 1 if end > pos and text[end - 1] == "\r" else end
+_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_END = re.compile(r"[\r\n]")
 
 
 def fragments(state: DocState) -> list[str]:

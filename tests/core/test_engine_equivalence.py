@@ -1,0 +1,318 @@
+"""The fast engine agrees with `score_plain`, the line-by-line reference semantics.
+
+Texts are built from an alphabet of rule fragments (the literals the engine's
+pre-check looks for, in several cases, plus hand-picked pieces for the rules
+without literals), line breaks of every kind, accents, the Turkish i's, `ß`,
+emoji and NUL, so that every shortcut of the fast path is exercised.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from turnlens.core.classify import classify
+from turnlens.core.engine import score, score_plain
+from turnlens.core.literals import fold, required_literals
+from turnlens.core.rules import Rule, RulePack, builtin_pack, parse_pack
+
+PACKS = ("reference", "default")
+
+HAND_PICKED = [
+    "yes",
+    "no",
+    "sí",
+    "ok",
+    "thanks",
+    "Gracias",
+    "hola ",
+    "hi",
+    "history",
+    "SPEC-1",
+    "SE-29",
+    "CASE-12",
+    "AC-3",
+    "PBI-7",
+    "---",
+    "```",
+    "+++ a",
+    "--- a/x.py",
+    "diff --git a b",
+    "@@ -1 +1 @@",
+    "def f(",
+    "class A:",
+    "  const x = 1",
+    "Error: ",
+    "ValueError",
+    "PASS: ",
+    "G6 PASS",
+    "score: 9",
+    "# ",
+    "## h",
+    "- ",
+    "* ",
+    "  - ",
+    "[PASS]",
+    "FAILED ",
+    "✅ ",
+    "❌",
+    "$ ls",
+    ">>> 1",
+    "x.py:3:1: E501",
+    "Found 2 errors",
+    "3 passed, 1 failed",
+    "nit: ",
+    "7/10",
+    "L12: ",
+    "SELECT 1",
+    "UPDATE t SET",
+    "@app.route(",
+    "};",
+    "{",
+    "}",
+    "Merge it.",
+    "Approved. Push",
+    "let's go with",
+    "vamos con",
+    "Decision: ",
+    "No.",
+    "hold off",
+    "?",
+    "Scenario: ",
+    "  Given ",
+    "MUST",
+    "Requirements:",
+    "Expected: ",
+    "MOB-12: X",
+    "import os",
+    "from a import b",
+    "npm ERR!",
+    "panic: ",
+    "  ^^^^",
+    "  at f (a.js:1:2)",
+    '  File "a.py", line 1',
+    "For context,",
+    "that's why",
+    "word ",
+    "words ",
+]
+NOISE = [
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n",
+    "\r\n",
+    "\r",
+    "\n\n",
+    "é",
+    "ñ",
+    "É",
+    "ı",
+    "İ",
+    "ß",
+    "ẞ",
+    "ſ",
+    "\u212a",
+    "🚀",
+    "👍🏽",
+    "\x00",
+    "\u0301",
+    "\u2028",
+    "—",
+    ":",
+    ".",
+    "!",
+    "(",
+    "=",
+    "/",
+    "0",
+    "42",
+]
+
+
+SEPARATORS = [" ", " ", "", "\n", "\r\n", "\r", "\t", ": ", ". "]
+
+
+@cache
+def fragments(pack_name: str) -> tuple[str, ...]:
+    """Hand-picked pieces and every pre-check literal of the pack, in three cases."""
+    pieces: set[str] = set(HAND_PICKED)
+    for rule in builtin_pack(pack_name).rules:
+        found = required_literals(rule.pattern, rule.ignore_case) if rule.pattern else None
+        for lit in found[0] if found else ():
+            pieces |= {lit, lit.upper(), lit.title()}
+    return tuple(sorted(pieces))
+
+
+@cache
+def turkish(pack_name: str) -> tuple[str, ...]:
+    """Literals with `İ` / `ı` in place of i: Python matches them as `i` ignoring case, RE2 does not."""
+    variants = set()
+    for f in fragments(pack_name):
+        if "i" in f.lower():
+            variants |= {f.replace("i", "İ"), f.upper().replace("I", "ı")}
+    return tuple(sorted(variants))
+
+
+def texts(pack_name: str) -> st.SearchStrategy[str]:
+    piece = st.one_of(
+        st.sampled_from(fragments(pack_name)), st.sampled_from(NOISE), st.sampled_from(turkish(pack_name))
+    )
+    pairs = st.tuples(piece, st.sampled_from(SEPARATORS)).map("".join)
+    return st.lists(pairs, max_size=30).map("".join)
+
+
+def _line_regex(rule: Rule) -> re.Pattern[str]:
+    assert rule.pattern is not None and rule.engine == "re"
+    return re.compile(rule.pattern, re.IGNORECASE if rule.ignore_case else 0)
+
+
+def _plain_signals(text: str, pack: RulePack) -> dict[str, int]:
+    """rule id -> first (1-based) line it matches, 0 for bound-only rules; by brute force."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text[: len(text) - 1 if text.endswith("\n") else len(text)].split("\n") if text else []
+    out: dict[str, int] = {}
+    for rule in pack.rules:
+        if score_plain(text, [rule], pack.categories)[rule.category] == 0:
+            continue
+        if rule.pattern is None:
+            out[rule.id] = 0
+        else:
+            rx = _line_regex(rule)
+            out[rule.id] = next(n for n, line in enumerate(lines, 1) if rx.search(line))
+    return out
+
+
+def test_builtin_rules_have_non_zero_weights() -> None:
+    # _plain_signals tells a fired rule by its score; a zero weight would hide it.
+    assert all(r.weight != 0 for name in PACKS for r in builtin_pack(name).rules)
+
+
+@pytest.mark.parametrize("pack_name", PACKS)
+@settings(max_examples=200, deadline=None, database=None)
+@given(data=st.data())
+def test_fast_engine_agrees_with_score_plain(pack_name: str, data: st.DataObject) -> None:
+    text = data.draw(texts(pack_name))
+    pack = builtin_pack(pack_name)
+    fast = score(text, pack, explain=True)
+    assert fast.scores == score_plain(text, pack.rules, pack.categories)
+    assert {s.rule: s.line for s in fast.signals} == _plain_signals(text, pack)
+
+
+@pytest.mark.parametrize("pack_name", PACKS)
+@settings(max_examples=100, deadline=None, database=None)
+@given(data=st.data())
+def test_lf_crlf_and_cr_texts_classify_the_same(pack_name: str, data: st.DataObject) -> None:
+    text = data.draw(texts(pack_name))
+    pack = builtin_pack(pack_name)
+    lf = text.replace("\r", "")
+    want = classify(lf, pack)
+    for variant in (lf.replace("\n", "\r\n"), lf.replace("\n", "\r")):
+        got = classify(variant, pack)
+        assert (got.task_class, got.scores, got.words, got.lines) == (
+            want.task_class,
+            want.scores,
+            want.words,
+            want.lines,
+        )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["COMMİT now", "APPROVİNG", "approvİng", "ACCEPTANCE CRİTERİA", "lgtm\nİ", "GRACİAS", "aprobadı"],
+)
+@pytest.mark.parametrize("pack_name", PACKS)
+def test_turkish_i_regressions(pack_name: str, text: str) -> None:
+    pack = builtin_pack(pack_name)
+    assert score(text, pack).scores == score_plain(text, pack.rules, pack.categories)
+
+
+def test_fold_keeps_every_case_insensitive_match() -> None:
+    assert fold("COMMİT") == "commit"
+    assert fold("lgtı") == "lgti"
+    assert fold("Straße") == "strasse" == fold("STRASSE")
+    assert fold("\u212a") == "k"
+
+
+USER_RULES = """
+[[rule]]
+id = "u.start"
+category = "review"
+weight = 1
+pattern = '\\Afoo'
+
+[[rule]]
+id = "u.ahead"
+category = "code"
+weight = 1
+pattern = 'foo(?=\\s)'
+
+[[rule]]
+id = "u.behind"
+category = "spec"
+weight = 1
+pattern = '(?<=\\s)foo'
+"""
+
+
+@pytest.mark.parametrize("text", ["bar\nfoo", "foo\nbar", "foo bar\nfoo", "x foo", "foo", "\nfoo \n"])
+def test_anchors_and_lookaround_never_see_past_a_line(text: str) -> None:
+    pack = parse_pack(USER_RULES, "look.toml", base=builtin_pack("reference"))
+    assert score(text, pack).scores == score_plain(text, pack.rules, pack.categories)
+
+
+def test_user_rule_with_start_anchor_matches_each_line_on_re2() -> None:
+    body = "[[rule]]\nid = 'u.start'\ncategory = 'review'\nweight = 4\npattern = '\\Afoo'\n"
+    pack = parse_pack(body, "u.toml", base=builtin_pack("reference"), strict=False, user=True)
+    assert not pack.warnings and pack.rule("u.start").engine == "re2"  # type: ignore[union-attr]
+    assert (
+        score("bar\nfoo", pack).scores["review"]
+        == 4
+        == score_plain("bar\nfoo", pack.rules, pack.categories)["review"]
+    )
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(text=texts("default"))
+def test_user_rules_on_re2_agree_with_score_plain(text: str) -> None:
+    pack = _user_pack()
+    assert score(text, pack).scores == score_plain(text, pack.rules, pack.categories)
+
+
+@cache
+def _user_pack() -> RulePack:
+    rules = """
+[[rule]]
+id = "u.words"
+category = "decision"
+weight = 3
+ignore_case = true
+pattern = '\\b(lgtm|ship it|aprobado)\\b'
+
+[[rule]]
+id = "u.line"
+category = "spec"
+weight = 2
+pattern = '^[A-Z]+-[0-9]+:'
+
+[[rule]]
+id = "u.end"
+category = "review"
+weight = 2
+pattern = 'PASS[ \\t]*$'
+
+[[rule]]
+id = "u.accent"
+category = "chitchat"
+weight = 1
+ignore_case = true
+pattern = 'gracias|straße|ıi'
+"""
+    pack = parse_pack(rules, "user.toml", base=builtin_pack("default"), strict=False, user=True)
+    assert not pack.warnings
+    return pack
