@@ -9,11 +9,11 @@ import sys
 import time
 
 import pytest
+
+from tests.router.router_testkit import FakeClock, ModelServer
 from turnlens.router import Router
 from turnlens.router.backends import BackendError, make_backend, parse_label, system_prompt
 from turnlens.router.settings import RouterSettings, parse_router_settings
-
-from tests.router.router_testkit import FakeClock, ModelServer
 
 PROMPT = "Please look into the importer and the sync job, then tell me what you make of them."
 KEY = "sk-test-SECRET-0123456789"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from turnlens.router.breaker import Breaker
-
 from tests.router.router_testkit import FakeClock
+from turnlens.router.breaker import Breaker
 
 
 def test_pauses_after_the_limit(clock: FakeClock) -> None:

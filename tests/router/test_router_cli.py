@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from turnlens.cli import main
 
 from tests.router.router_testkit import ModelServer
+from turnlens.cli import main
 
 
 def run(tmp_path: Path, text: str, *flags: str) -> int:

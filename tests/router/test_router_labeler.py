@@ -8,11 +8,11 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.router.router_testkit import corpus_dir
 from turnlens.core.engine import score, score_plain
 from turnlens.core.rules import parse_pack
 from turnlens.router.labeler import label_pack, label_text
-
-from tests.router.router_testkit import corpus_dir
 
 HERE = Path(__file__).resolve().parent
 DEV = corpus_dir() / "prompts-dev.jsonl"

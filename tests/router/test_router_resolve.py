@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from turnlens.router.resolve import Route, resolve_early, resolve_offline, route_from_label
 from turnlens.router.settings import DEFAULT, parse_router_settings
 

@@ -9,7 +9,9 @@ def test_directive_under_a_pin_comment_counts() -> None:
 
 
 def test_directive_under_blank_lines_and_several_comments_counts() -> None:
-    route = resolve_offline("\n<!-- turnlens: ignore -->\n\n<!-- TURNLENS: class=code -->\n/route apply\nbump the version")
+    route = resolve_offline(
+        "\n<!-- turnlens: ignore -->\n\n<!-- TURNLENS: class=code -->\n/route apply\nbump the version"
+    )
     assert (route.source, route.phase) == ("directive", "apply")
 
 

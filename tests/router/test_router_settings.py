@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from turnlens.router.settings import DEFAULT, RouterSettings, parse_router_settings, router_settings_schema
 
 
