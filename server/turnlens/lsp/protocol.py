@@ -12,9 +12,19 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import JsonRPCResponseMessage
+
+# Answers built as plain JSON values (thousands of lenses on a long transcript):
+# sent as they are instead of through the typed per-object conversion.
+RAW_RESULTS = frozenset({types.TEXT_DOCUMENT_CODE_LENS})
 
 
 class TurnLensProtocol(LanguageServerProtocol):
+    def get_result_type(self, method: str) -> type[Any] | None:
+        if method in RAW_RESULTS:
+            return JsonRPCResponseMessage
+        return super().get_result_type(method)
+
     def _user(self, method: str, params: Any) -> Generator[Any, Any, None]:
         handler = self.fm.features.get(method)
         if handler is not None:

@@ -1,7 +1,13 @@
 """Code lenses: class · ratio · frozen (verdict) and the route above each turn;
-the session plan above a multi-turn document when a budget is set."""
+the session plan above a multi-turn document when a budget is set.
+
+Answers are plain JSON values (see protocol.RAW_RESULTS): a long transcript
+has thousands of lenses and each edit asks for all of them again.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from lsprotocol import types
 
@@ -10,59 +16,54 @@ from turnlens.lsp import labels
 from turnlens.lsp.documents import DocState
 from turnlens.lsp.server import TurnLensServer
 
+Json = dict[str, Any]
 
-def build(state: DocState) -> list[types.CodeLens]:
+
+def _pos(p: types.Position) -> Json:
+    return {"line": p.line, "character": p.character}
+
+
+def build(state: DocState) -> list[Json]:
     settings = state.settings
     if state.silent or not settings.code_lens:
         return []
     doc = state.doc
     live = [r for r in state.results if not r.unit.ignored]
-    lenses: list[types.CodeLens] = []
+    lenses: list[Json] = []
     if len(live) > 1 and settings.budget > 0:
         session = plan([r.classification for r in live], settings.budget)
-        top = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
         title = (
             f"Session plan: {session.verdict} · {session.total_plan_tokens:,} of {settings.budget:,} tokens"
             f" · {len(live)} turns"
         )
         if not session.fits:
             title += f" · {session.excess:,} over"
+        top = {"line": 0, "character": 0}
         lenses.append(
-            types.CodeLens(
-                range=top,
-                command=types.Command(title=title, command="turnlens.plan", arguments=[{"uri": doc.uri}]),
-            )
+            {
+                "range": {"start": top, "end": top},
+                "command": {"title": title, "command": "turnlens.plan", "arguments": [{"uri": doc.uri}]},
+            }
         )
+    titles: dict[tuple[int, int], tuple[str, str]] = {}
     for r in live:
-        start = doc.position_at(r.unit.content_start)
-        rng = types.Range(start=start, end=start)
-        arg = {"uri": doc.uri, "range": _unit_range(state, r.unit.start, r.unit.end)}
-        c = r.classification
+        key = (id(r.classification), id(r.route))
+        pair = titles.get(key)
+        if pair is None:
+            pair = titles[key] = (labels.lens_class_title(r.classification), labels.lens_route_title(r.route))
+        start = _pos(doc.position_at(r.unit.content_start))
+        at = {"start": start, "end": start}
+        arg = {
+            "uri": doc.uri,
+            "range": {"start": _pos(doc.position_at(r.unit.start)), "end": _pos(doc.position_at(r.unit.end))},
+        }
         lenses.append(
-            types.CodeLens(
-                range=rng,
-                command=types.Command(
-                    title=labels.lens_class_title(c), command="turnlens.classify", arguments=[arg]
-                ),
-            )
+            {"range": at, "command": {"title": pair[0], "command": "turnlens.classify", "arguments": [arg]}}
         )
         lenses.append(
-            types.CodeLens(
-                range=rng,
-                command=types.Command(
-                    title=labels.lens_route_title(r.route), command="turnlens.classify", arguments=[arg]
-                ),
-            )
+            {"range": at, "command": {"title": pair[1], "command": "turnlens.classify", "arguments": [arg]}}
         )
     return lenses
-
-
-def _unit_range(state: DocState, start: int, end: int) -> dict[str, dict[str, int]]:
-    rng = state.doc.range_at(start, end)
-    return {
-        "start": {"line": rng.start.line, "character": rng.start.character},
-        "end": {"line": rng.end.line, "character": rng.end.character},
-    }
 
 
 def refresh(ls: TurnLensServer, state: DocState) -> None:
@@ -74,7 +75,7 @@ def register(server: TurnLensServer) -> None:
     server.listeners.append(refresh)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    def code_lens(ls: TurnLensServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    def code_lens(ls: TurnLensServer, params: types.CodeLensParams) -> list[Json] | None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return None

@@ -17,7 +17,7 @@ def build(state: DocState, visible: types.Range | None = None) -> list[types.Inl
     for r in state.results:
         if r.unit.ignored:
             continue
-        line = doc.position_at(r.unit.content_start).line
+        line = doc.line_of(r.unit.content_start)
         if visible is not None and not (visible.start.line <= line <= visible.end.line):
             continue
         c = r.classification
