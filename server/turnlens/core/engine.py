@@ -364,7 +364,7 @@ def _set_input(text: str) -> bytes | None:
     """UTF-8 for the RE2 set; None sends the text down the Python path instead
     (lone surrogates, and `ı` and `İ`, which Python's case-insensitive `i` matches and RE2's
     does not: the only letters where the two engines' case folding differs)."""
-    if "ı" in text or "İ" in text:
+    if not text.isascii() and ("ı" in text or "İ" in text):
         return None
     try:
         return text.encode("utf-8")

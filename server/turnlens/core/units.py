@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from turnlens.core.classes import CLASS_NAMES
 
@@ -23,9 +24,12 @@ class SeparatorError(ValueError):
     """A turn separator pattern that cannot be used."""
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One turn: `text == document[start:end]`; `index` counts from 1."""
+class Unit(NamedTuple):
+    """One turn: `text == document[start:end]`; `index` counts from 1.
+
+    A named tuple rather than a dataclass: transcripts have thousands of turns
+    and a tuple is several times cheaper to make.
+    """
 
     index: int
     start: int
@@ -160,13 +164,14 @@ def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
         spans.append((pos, start))
         pos = _line_end(text, end)
     spans.append((pos, len(text)))
-    file_ignored = parse_directives(text).ignore_file if "<!--" in text else False
+    has_comment = "<!--" in text
+    file_ignored = parse_directives(text).ignore_file if has_comment else False
     units: list[Unit] = []
     for start, end in spans:
         chunk = text[start:end]
         if not chunk or chunk.isspace():
             continue
-        d = parse_directives(chunk) if "<!--" in chunk else _NO_DIRECTIVES
+        d = parse_directives(chunk) if has_comment and "<!--" in chunk else _NO_DIRECTIVES
         units.append(
             Unit(
                 index=len(units) + 1,
