@@ -355,9 +355,7 @@ def run_server(
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
-    logging.basicConfig(
-        level=log_level, handlers=handlers, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    logging.basicConfig(level=log_level, handlers=handlers, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(log_level)))
     # Transcripts make many small long-lived objects; collect less often so an edit is not
     # followed by a full collection of all of them.

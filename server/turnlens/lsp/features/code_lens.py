@@ -67,7 +67,8 @@ def build(state: DocState) -> list[Json]:
 
 
 def refresh(ls: TurnLensServer, state: DocState) -> None:
-    if state.settings.code_lens and ls.client_supports("workspace.code_lens.refresh_support"):
+    # also when off: a client that still shows lenses must ask again to drop them
+    if ls.client_supports("workspace.code_lens.refresh_support"):
         ls.workspace_code_lens_refresh(None)
 
 

@@ -34,7 +34,8 @@ def build(state: DocState, visible: types.Range | None = None) -> list[types.Inl
 
 
 def refresh(ls: TurnLensServer, state: DocState) -> None:
-    if state.settings.inlay_hints and ls.client_supports("workspace.inlay_hint.refresh_support"):
+    # also when off: a client that still shows hints must ask again to drop them
+    if ls.client_supports("workspace.inlay_hint.refresh_support"):
         ls.workspace_inlay_hint_refresh(None)
 
 
