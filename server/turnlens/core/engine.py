@@ -279,9 +279,13 @@ class _PackMatcher:
                 outside.append(c)
             else:
                 in_set.append(_SetRule(c, t.pattern, t.exact))
-        rset = _build_set([r.pattern for r in in_set]) if in_set else None
-        if rset is None:
+        if not in_set:
             return
+        rset, refused = _build_set([r.pattern for r in in_set])
+        if refused:  # rare: RE2 would not take a pattern; it stays on `re`
+            outside.extend(in_set[i].compiled for i in refused)
+            in_set = [r for i, r in enumerate(in_set) if i not in set(refused)]
+            rset, _ = _build_set([r.pattern for r in in_set])
         self.set = rset
         self.in_set = tuple(in_set)
         self.outside = tuple(outside)
@@ -301,7 +305,7 @@ class _PackMatcher:
                     hits.append(c)
         else:
             in_set = self.in_set
-            for i in self.set.Match(data) or ():
+            for i in self.set.match(data):
                 r = in_set[i]
                 c = r.compiled
                 if r.bounded and not c.bounds_ok(words, lines):
@@ -342,15 +346,42 @@ def _has_bounds(rule: Rule) -> bool:
     return any(v is not None for v in (rule.min_words, rule.max_words, rule.min_lines, rule.max_lines))
 
 
-def _build_set(patterns: list[str]) -> Any:
-    try:
-        import re2
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
-        return None
+SET_PROGRAM_BUDGET = 25_000  # RE2 instructions in one set
+SET_MAX_MEM = 8 << 20
+
+
+class _RuleSets:
+    """The translated patterns of a pack as a few RE2 sets of bounded size.
+
+    One big set's DFA grows with the product of its patterns; sets of a bounded
+    program size take a few passes over the text but far less memory and time.
+    """
+
+    def __init__(self, sets: list[tuple[Any, list[int]]]) -> None:
+        self.sets = sets
+
+    def match(self, data: bytes) -> list[int]:
+        found: list[int] = []
+        for rset, indices in self.sets:
+            hits = rset.Match(data)
+            if hits:
+                found.extend(indices[i] for i in hits)
+        return found
+
+
+def _options() -> Any:
+    import re2
+
     options = re2.Options()
-    options.max_mem = 256 << 20
+    options.max_mem = SET_MAX_MEM
     options.log_errors = False
-    rset = re2.Set.SearchSet(options)
+    return options
+
+
+def _compile_set(patterns: list[str]) -> Any:
+    import re2
+
+    rset = re2.Set.SearchSet(_options())
     try:
         for p in patterns:
             rset.Add(p)
@@ -358,6 +389,45 @@ def _build_set(patterns: list[str]) -> Any:
     except re2.error:
         return None
     return rset
+
+
+def _program_size(pattern: str) -> int | None:
+    import re2
+
+    try:
+        return int(re2.compile(pattern, _options()).programsize)
+    except re2.error:
+        return None
+
+
+def _build_set(patterns: list[str]) -> tuple[_RuleSets, list[int]]:
+    """Sets over `patterns`, and the indices of patterns RE2 would not take (they stay on `re`)."""
+    groups: list[list[int]] = []
+    refused: list[int] = []
+    size = SET_PROGRAM_BUDGET
+    for i, pattern in enumerate(patterns):
+        n = _program_size(pattern)
+        if n is None:
+            refused.append(i)
+            continue
+        if size + n > SET_PROGRAM_BUDGET:
+            groups.append([])
+            size = 0
+        groups[-1].append(i)
+        size += n
+    sets: list[tuple[Any, list[int]]] = []
+    for group in groups:
+        rset = _compile_set([patterns[i] for i in group])
+        if rset is not None:
+            sets.append((rset, group))
+            continue
+        for i in group:  # a set that will not build: each pattern on its own
+            single = _compile_set([patterns[i]])
+            if single is None:
+                refused.append(i)
+            else:
+                sets.append((single, [i]))
+    return _RuleSets(sets), sorted(refused)
 
 
 def _set_input(text: str) -> bytes | None:

@@ -31,7 +31,7 @@ class Unit(NamedTuple):
     and a tuple is several times cheaper to make.
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing here uses
     start: int
     end: int
     text: str

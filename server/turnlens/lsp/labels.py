@@ -62,7 +62,7 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
         mark = f"**{name}**" if name == c.task_class else name
         out.append(f"| {mark} | {value} |")
     out.append("")
-    out.append(f"{c.words} words, {c.lines} lines.")
+    out.append(f"{_count(c.words, 'word')}, {_count(c.lines, 'line')}.")
     if c.signals:
         out.append("")
         out.append("Rules that fired:")
@@ -78,6 +78,10 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
         where = f"line {first_line + s.line - 1}: `{_code(s.text)}`" if s.line else s.description
         out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
     return "\n".join(out)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _code(text: str) -> str:

@@ -20,7 +20,7 @@ RAW_RESULTS = frozenset({types.TEXT_DOCUMENT_CODE_LENS})
 
 
 class TurnLensProtocol(LanguageServerProtocol):
-    def get_result_type(self, method: str) -> type[Any] | None:
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in RAW_RESULTS:
             return JsonRPCResponseMessage
         return super().get_result_type(method)
