@@ -1,12 +1,39 @@
 """TurnLens: what each prompt or turn is, and how hard a model should think about it.
 
-The public API: `classify`, `split_units`, `plan`, `route`.
+The public API: `classify`, `split_units`, `plan`, `route` (and the result types).
+Names are resolved on first use, so `turnlens classify` imports only what it runs.
 """
 
-from turnlens.api import classify, plan, route, split_units
-from turnlens.core.classify import Classification
-from turnlens.core.plan import SessionPlan
-from turnlens.core.units import Unit
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = ["Classification", "SessionPlan", "Unit", "__version__", "classify", "plan", "route", "split_units"]
+
+_WHERE = {
+    "classify": "turnlens.api",
+    "plan": "turnlens.api",
+    "route": "turnlens.api",
+    "split_units": "turnlens.api",
+    "Classification": "turnlens.core.classify",
+    "SessionPlan": "turnlens.core.plan",
+    "Unit": "turnlens.core.units",
+}
+
+if TYPE_CHECKING:
+    from turnlens.api import classify, plan, route, split_units
+    from turnlens.core.classify import Classification
+    from turnlens.core.plan import SessionPlan
+    from turnlens.core.units import Unit
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'turnlens' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -6,14 +6,14 @@ import than the whole classifier takes to answer a short prompt.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import PurePath
 
 
 def read_packaged(package: str, filename: str) -> str:
     """The text of `filename` inside the (already importable) `package`."""
     __import__(package)
     module = sys.modules[package]
-    folder = PurePath(module.__file__ or "").parent
-    with open(folder / filename, encoding="utf-8") as handle:
+    folder = os.path.dirname(module.__file__ or "")
+    with open(os.path.join(folder, filename), encoding="utf-8") as handle:
         return handle.read()

@@ -17,7 +17,6 @@ from typing import Any
 
 from turnlens.core.literals import fold, required_literals
 from turnlens.core.rules import Rule, RulePack
-from turnlens.core.translate import translate
 
 # `\A`, `\Z` and lookaround see past a line break when the whole text is searched at
 # once, so patterns using them are always run line by line (the defined semantics).
@@ -269,6 +268,8 @@ class _PackMatcher:
         if self._built or (self._seen < SET_AFTER_BYTES and size < SET_FOR_TEXT_BYTES):
             return
         self._built = True
+        from turnlens.core.translate import translate
+
         in_set: list[_SetRule] = []
         outside: list[_Compiled] = []
         for c in self.patterned:

@@ -8,8 +8,11 @@ extraction is conservative: when in doubt it returns None and the regex runs.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
+
+from turnlens.core.data import read_packaged
 
 try:  # Python ≥ 3.11
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -91,11 +94,41 @@ def _is_pure_literal(items: Any) -> bool:
     return all(op is _c.LITERAL for op, _ in items)
 
 
-def required_literals(pattern: str, ignore_case: bool) -> tuple[tuple[str, ...], bool] | None:
+Literals = tuple[tuple[str, ...], bool] | None
+_KNOWN: dict[str, Literals] | None = None
+
+
+def cache_key(pattern: str, ignore_case: bool) -> str:
+    return f"{'i' if ignore_case else '-'}:{pattern}"
+
+
+def _known() -> dict[str, Literals]:
+    """The pre-checks of TurnLens's own packs, worked out ahead (packs/literals.json):
+    parsing every pattern costs more than a short prompt takes to classify."""
+    global _KNOWN
+    if _KNOWN is None:
+        try:
+            raw = json.loads(read_packaged("turnlens.core.packs", "literals.json"))
+            _KNOWN = {k: (tuple(v[0]), bool(v[1])) if v else None for k, v in raw["patterns"].items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            _KNOWN = {}
+    return _KNOWN
+
+
+def required_literals(pattern: str, ignore_case: bool) -> Literals:
     """Literals one of which every match contains, and whether to compare case-folded.
 
     Returns None when no useful set can be proven (the regex then always runs).
     """
+    key = cache_key(pattern, ignore_case)
+    known = _known()
+    if key in known:
+        return known[key]
+    return extract_literals(pattern, ignore_case)
+
+
+def extract_literals(pattern: str, ignore_case: bool) -> Literals:
+    """`required_literals` worked out from the pattern's parse tree."""
     try:
         parsed = _p.parse(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error:
@@ -107,7 +140,7 @@ def required_literals(pattern: str, ignore_case: bool) -> tuple[tuple[str, ...],
     if not found:
         return None
     folded = ignore_case or bool(flags & re.IGNORECASE) or _has_inline_flags(parsed)
-    lits = tuple(sorted({fold(s) if folded else s for s in found}, key=len))
+    lits = tuple(sorted({fold(s) if folded else s for s in found}, key=lambda s: (len(s), s)))
     return lits, folded
 
 
