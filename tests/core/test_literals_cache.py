@@ -45,7 +45,7 @@ def test_cached_answers_equal_fresh_ones() -> None:
     for key, value in json.loads(render())["patterns"].items():
         flag, pattern = key.split(":", 1)
         got = required_literals(pattern, flag == "i")
-        assert ((list(got[0]), got[1]) if got else None) == value
+        assert ([list(got[0]), got[1]] if got else None) == value
 
 
 if __name__ == "__main__":
