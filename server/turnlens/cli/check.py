@@ -22,6 +22,7 @@ SUFFIXES = (".md", ".txt")
 PARALLEL_MIN_BYTES = 4_000_000
 _pack: RulePack | None = None
 _separator = "---TURN---"
+_format = "text"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,9 +64,17 @@ def collect(paths: list[str]) -> list[Path]:
     return files
 
 
-def _init(pack: RulePack, separator: str) -> None:
-    global _pack, _separator
-    _pack, _separator = pack, separator
+def _init(pack: RulePack, separator: str, fmt: str = "text") -> None:
+    global _pack, _separator, _format
+    _pack, _separator, _format = pack, separator, fmt
+
+
+def check_rendered(path: Path) -> tuple[list[str], str | None]:
+    """The output lines for one file, made in the worker (strings pickle cheaply)."""
+    findings, warning = check_file(path)
+    if _format == "json":
+        return [json.dumps(item, ensure_ascii=False) for item in findings], warning
+    return [_render(item) for item in findings], warning
 
 
 def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
@@ -109,20 +118,20 @@ def _render(item: dict[str, Any]) -> str:
 
 
 def _results(
-    files: list[Path], jobs: int, pack: RulePack, separator: str
-) -> Iterator[tuple[list[dict[str, Any]], str | None]]:
+    files: list[Path], jobs: int, pack: RulePack, separator: str, fmt: str
+) -> Iterator[tuple[list[str], str | None]]:
     total = 0
     for f in files:
         with contextlib.suppress(OSError):
             total += f.stat().st_size
     if jobs == 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
-        _init(pack, separator)
-        yield from map(check_file, files)
+        _init(pack, separator, fmt)
+        yield from map(check_rendered, files)
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(pack, separator)) as pool:
-        yield from pool.map(check_file, files, chunksize=max(1, len(files) // (jobs * 8)))
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(pack, separator, fmt)) as pool:
+        yield from pool.map(check_rendered, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,15 +150,15 @@ def run(args: argparse.Namespace) -> int:
     first = True
     if args.format == "json":
         sys.stdout.write("[")
-    for findings, warning in _results(files, jobs, pack, separator):
+    for lines, warning in _results(files, jobs, pack, separator, args.format):
         if warning:
             print(warning, file=sys.stderr)
-        for item in findings:
+        for line in lines:
             if args.format == "json":
-                sys.stdout.write(("\n" if first else ",\n") + json.dumps(item, ensure_ascii=False))
+                sys.stdout.write(("\n" if first else ",\n") + line)
                 first = False
             else:
-                sys.stdout.write(_render(item) + "\n")
+                sys.stdout.write(line + "\n")
     if args.format == "json":
         sys.stdout.write("\n]\n")
     return EXIT_OK
