@@ -180,7 +180,8 @@ class UnitCache:
             entry = fresh.get(key) or old.get(key)
             if entry is None:
                 self.misses += 1
-                entry = (classify(unit.text, pack, explain=True, pin=unit.pin), route_fn(unit.text))
+                # not explained: where each rule fired is worked out on hover, for one turn
+                entry = (classify(unit.text, pack, pin=unit.pin), route_fn(unit.text))
             else:
                 self.hits += 1
             fresh[key] = entry

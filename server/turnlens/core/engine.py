@@ -338,7 +338,7 @@ def _re2_compile(pattern: str) -> Any:
     import re2
 
     options = re2.Options()
-    options.max_mem = 64 << 20
+    options.max_mem = RULE_MAX_MEM
     options.log_errors = False
     return re2.compile(pattern, options)
 
@@ -349,6 +349,7 @@ def _has_bounds(rule: Rule) -> bool:
 
 SET_PROGRAM_BUDGET = 25_000  # RE2 instructions in one set
 SET_MAX_MEM = 8 << 20
+RULE_MAX_MEM = 1 << 20  # one pattern, used to find candidate lines
 
 
 class _RuleSets:

@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 
 from turnlens import __version__
 from turnlens.analysis import UnitResult
+from turnlens.core.classify import classify
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack
 from turnlens.core.units import DEFAULT_SEPARATOR, SeparatorError, compile_separator
 from turnlens.lsp.documents import DocState, is_excluded
@@ -35,6 +36,17 @@ log = logging.getLogger("turnlens")
 TRUSTED_ROUTER_KEYS = ("backend", "endpoint", "model", "apiKeyEnv")
 
 Listener = Callable[["TurnLensServer", DocState], None]
+TRIM_AFTER_UNITS = 500
+
+
+def release_memory() -> None:
+    """Hand memory freed by a big analysis back to the system (glibc keeps it otherwise)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
 
 
 class TurnLensServer(LanguageServer):
@@ -266,12 +278,14 @@ class TurnLensServer(LanguageServer):
             router_settings = settings.router
 
             def route_fn(unit_text: str) -> Route:
-                return resolve_offline(unit_text, router_settings, paused=paused)
+                return resolve_offline(unit_text, router_settings, paused=paused, explain=False)
 
-            results = state.cache.analyze(
-                text, settings.turn_separator, pack, route_fn, state.doc.take_edits()
-            )
+            misses = state.cache.misses
+            edits = state.doc.take_edits()
+            results = state.cache.analyze(text, settings.turn_separator, pack, route_fn, edits)
             state.results = self._with_model_route(state, results)
+            if state.cache.misses - misses > TRIM_AFTER_UNITS:
+                release_memory()
         state.analyzed_version = state.doc.version
         state.analyzed_text = text
         for listener in self.listeners:
@@ -312,6 +326,16 @@ class TurnLensServer(LanguageServer):
                 self.analyze(state)
 
         self.spawn(ask())
+
+    def explained(self, state: DocState, result: UnitResult) -> UnitResult:
+        """A turn's result with where each rule fired (analysis keeps only which fired)."""
+        unit = result.unit
+        pack = state.pack or builtin_pack(state.settings.rules_pack)
+        classification = classify(unit.text, pack, explain=True, pin=unit.pin)
+        route = result.route
+        if route is not state.model_routes.get(unit.text):  # a model's answer has no rules to locate
+            route = resolve_offline(unit.text, state.settings.router, paused=self.router.paused)
+        return UnitResult(unit, classification, route)
 
     def ensure_fresh(self, state: DocState) -> tuple[UnitResult, ...]:
         """Results for the current text: analysed now if stale and analysis is on-type."""

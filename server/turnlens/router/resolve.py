@@ -237,42 +237,51 @@ def route_from_label(
     return Route(phase, effort, label, source, f"{said} → {phase} → effort {effort}", signals)
 
 
-def label_offline(text: str, settings: RouterSettings) -> Labeling:
+def label_offline(text: str, settings: RouterSettings, *, explain: bool = True) -> Labeling:
     """The embedded labeler on the sample the classifier would see."""
-    return label_text(sample(text, settings.sample_max, settings.sample_head, settings.sample_tail))
+    return label_text(
+        sample(text, settings.sample_max, settings.sample_head, settings.sample_tail), explain=explain
+    )
 
 
-def rules_route(text: str, settings: RouterSettings, source: str, prefix: str = "") -> Route:
+def rules_route(
+    text: str, settings: RouterSettings, source: str, prefix: str = "", *, explain: bool = True
+) -> Route:
     """The embedded labeler's route, with `prefix` saying why it is the one answering."""
-    labeling = label_offline(text, settings)
+    labeling = label_offline(text, settings, explain=explain)
     said = f"{prefix}rules labeler: {labeling.explain()}"
     return route_from_label(labeling.label, settings, source, said, labeling.signals)
 
 
-def paused_route(text: str, settings: RouterSettings, why: str) -> Route:
+def paused_route(text: str, settings: RouterSettings, why: str, *, explain: bool = True) -> Route:
     """Step 6: the model back end is paused."""
     if settings.fallback == "rules":
-        return rules_route(text, settings, "fallback", f"{why}; ")
+        return rules_route(text, settings, "fallback", f"{why}; ", explain=explain)
     return _no_route("paused", f"{why}; fallback is none → no route")
 
 
-def resolve_offline(text: str, settings: RouterSettings | None = None, *, paused: bool = False) -> Route:
+def resolve_offline(
+    text: str, settings: RouterSettings | None = None, *, paused: bool = False, explain: bool = True
+) -> Route:
     """The whole resolution with the embedded labeler as the classifier (sync, no I/O).
 
     With a model back end in `settings` this answers what the fallback would
     (source `fallback`, or no route when `fallback` is `none`): the model is
     never called from here. `paused` says the model back end is paused (step 6).
+    Without `explain` the fired rules are named but not located (cheaper, for bulk use).
     """
     s = settings or DEFAULT
     early = resolve_early(text, s)
     if early is not None:
         return early
     if paused:
-        return paused_route(text, s, "classifier: paused")
+        return paused_route(text, s, "classifier: paused", explain=explain)
     if not s.uses_model:
-        return rules_route(text, s, "classifier")
+        return rules_route(text, s, "classifier", explain=explain)
     if s.fallback == "rules":
-        return rules_route(text, s, "fallback", f"the {s.backend} back end is not called offline; ")
+        return rules_route(
+            text, s, "fallback", f"the {s.backend} back end is not called offline; ", explain=explain
+        )
     return _no_route(
         "fallback", f"the {s.backend} back end is not called offline and fallback is none → no route"
     )

@@ -22,6 +22,7 @@ def register(server: TurnLensServer) -> None:
         result = state.unit_at(offset)
         if result is None or result.unit.ignored:
             return None
+        result = ls.explained(state, result)
         first_line = doc.position_at(result.unit.start).line + 1
         n_units = sum(1 for r in results if not r.unit.ignored)
         return types.Hover(
