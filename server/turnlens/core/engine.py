@@ -113,12 +113,9 @@ def _compile_pattern(rule: Rule, *, multiline: bool) -> Any:
     """A compiled pattern with a `search(text, pos, endpos)` that returns a match or None."""
     assert rule.pattern is not None
     if rule.engine == "re2":
-        import re2
+        from turnlens.core.safe_re import SafePattern
 
-        options = re2.Options()
-        options.case_sensitive = not rule.ignore_case
-        options.log_errors = False
-        return re2.compile(("(?m)" if multiline else "") + rule.pattern, options)
+        return SafePattern(("(?m)" if multiline else "") + rule.pattern, ignore_case=rule.ignore_case)
     flags = (re.IGNORECASE if rule.ignore_case else 0) | (re.MULTILINE if multiline else 0)
     return re.compile(rule.pattern, flags)
 
@@ -488,10 +485,10 @@ def score(text: str, pack: RulePack, *, explain: bool = False) -> Score:
     matcher = _matcher(pack)
     scores = matcher.zero.copy()
     hits = matcher.fired(text, words, lines)
+    if len(hits) > 1:  # pack order, whichever path found them: explanations must not vary
+        order = matcher.order
+        hits.sort(key=lambda c: order[id(c)])
     if explain:
-        if len(hits) > 1:
-            order = matcher.order
-            hits.sort(key=lambda c: order[id(c)])
         data = _set_input(text) if matcher.set is not None else None
         signals = tuple(
             _signal(c.rule, text, matcher.span(c, text, data) or (0, 0), words, lines) for c in hits

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from turnlens.core.classes import CLASS_NAMES
+from turnlens.core.safe_re import PatternError, SafePattern
 
 DEFAULT_SEPARATOR = "---TURN---"
 _DIRECTIVE = re.compile(r"<!--[ \t]*turnlens:[ \t]*(.*?)[ \t]*-->", re.IGNORECASE)
@@ -102,15 +103,18 @@ def literal_separator(pattern: str) -> str | None:
 
 
 @lru_cache(maxsize=64)
-def compile_separator(pattern: str) -> re.Pattern[str]:
-    """A separator is a regex that matches a whole line (its `^`/`$` are optional)."""
+def compile_separator(pattern: str) -> SafePattern:
+    """A separator is a regex that matches a whole line (its `^`/`$` are optional).
+
+    It comes from settings a repository can carry, so it runs on RE2 (linear time).
+    """
     core = _strip_anchors(pattern)
     if not core:
         raise SeparatorError("the turn separator pattern is empty")
     try:
-        rx = re.compile(rf"^(?:{core})[ \t]*\r?$", re.MULTILINE)
-    except re.error as exc:
-        raise SeparatorError(f"the turn separator {pattern!r} does not compile: {exc}") from None
+        rx = SafePattern(rf"(?m)^(?:{core})[ \t]*\r?$")
+    except PatternError as exc:
+        raise SeparatorError(f"the turn separator {pattern!r} does not compile (RE2 syntax): {exc}") from None
     if rx.match(""):
         raise SeparatorError(f"the turn separator {pattern!r} matches an empty line")
     return rx

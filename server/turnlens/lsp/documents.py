@@ -11,6 +11,7 @@ from typing import Any
 
 from turnlens.analysis import UnitCache, UnitResult
 from turnlens.core.rules import RulePack
+from turnlens.core.safe_re import SafePattern
 from turnlens.lsp.settings import Settings
 from turnlens.lsp.textdoc import Document
 from turnlens.router.resolve import Route
@@ -65,8 +66,9 @@ class DocState:
 
 
 @lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob with `**` (any folders), `*` and `?` (within a folder) as a regex."""
+def _glob_regex(pattern: str) -> SafePattern:
+    """A glob with `**` (any folders), `*` and `?` (within a folder), on RE2: exclude globs come
+    from workspace settings, and a backtracking match of `*a*a*a…b` could hang the server."""
     out = []
     i = 0
     while i < len(pattern):
@@ -81,7 +83,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
             continue
         out.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
         i += 1
-    return re.compile("".join(out) + r"\Z")
+    return SafePattern("(?s)^" + "".join(out) + r"\z")
 
 
 def is_excluded(path: str | None, folder: str | None, patterns: tuple[str, ...]) -> bool:

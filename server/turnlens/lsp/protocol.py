@@ -1,18 +1,31 @@
-"""The LSP protocol with TurnLens's own document store.
+"""The LSP protocol, with TurnLens's own document store and a few hardenings of pygls.
 
-pygls keeps a copy of every open document and re-splits it on each edit; the
-server keeps its own (see textdoc.py), so the built-in text sync handlers only
-dispatch to the server's features here.
+- Text sync: pygls keeps a copy of every open document and re-splits it on each
+  edit; the server keeps its own (see textdoc.py), so didOpen/didChange/didClose
+  only dispatch to the server's features here.
+- Notifications: pygls files the future of every async or generator-run
+  notification handler under a fresh id and never removes it (about 2 KB per
+  edit, for ever); here each is dropped when it completes.
+- Requests whose params cannot be read get an InvalidParams error response
+  instead of no response at all.
+- Code lens answers are plain JSON values (see RAW_RESULTS).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import asyncio
+import inspect
+import logging
+import uuid
+from concurrent.futures import Future
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
+
+log = logging.getLogger("turnlens")
 
 # Answers built as plain JSON values (thousands of lenses on a long transcript):
 # sent as they are instead of through the typed per-object conversion.
@@ -25,25 +38,69 @@ class TurnLensProtocol(LanguageServerProtocol):
             return JsonRPCResponseMessage
         return super().get_result_type(method)
 
-    def _user(self, method: str, params: Any) -> Generator[Any, Any, None]:
+    # -- hardening --------------------------------------------------------------------
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "jsonrpc" in data and "id" in data and "method" in data:
+                error = JsonRpcInvalidParams(f"cannot read the params of {data['method']!r}")
+                self._send_response(data["id"], error=error.to_response_error())
+            raise exc
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        if method_name == types.CANCEL_REQUEST:
+            super()._handle_notification(method_name, params)
+            return
+        try:
+            handler = self._get_handler(method_name)
+        except JsonRpcMethodNotFound:
+            log.debug("ignoring notification for unknown method %r", method_name)
+            return
+        msg_id = str(uuid.uuid4())
+
+        def done(future: Future[Any]) -> None:
+            self._request_futures.pop(msg_id, None)
+            self._check_handler_result(future)
+
+        try:
+            self._execute_handler(msg_id=msg_id, handler=handler, args=(params,), callback=done)
+        except Exception:
+            log.exception("notification %r failed", method_name)
+
+    # -- text sync ----------------------------------------------------------------------
+    def _user(self, method: str, params: Any) -> None:
+        """Run the server's handler for `method` directly (an async one as a tracked task)."""
         handler = self.fm.features.get(method)
-        if handler is not None:
-            yield handler, (params,), None
+        if handler is None:
+            return
+        result = handler(params)
+        if inspect.isawaitable(result):
+            task = asyncio.ensure_future(result)
+            self._sync_tasks.add(task)
+            task.add_done_callback(self._sync_done)
+
+    @property
+    def _sync_tasks(self) -> set[asyncio.Future[Any]]:
+        tasks: set[asyncio.Future[Any]] | None = getattr(self, "_turnlens_tasks", None)
+        if tasks is None:
+            tasks = set()
+            self._turnlens_tasks = tasks
+        return tasks
+
+    def _sync_done(self, task: asyncio.Future[Any]) -> None:
+        self._sync_tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("document handler failed", exc_info=task.exception())
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(
-        self, params: types.DidOpenTextDocumentParams
-    ) -> Generator[Any, Any, None]:
-        yield from self._user(types.TEXT_DOCUMENT_DID_OPEN, params)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        self._user(types.TEXT_DOCUMENT_DID_OPEN, params)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(
-        self, params: types.DidChangeTextDocumentParams
-    ) -> Generator[Any, Any, None]:
-        yield from self._user(types.TEXT_DOCUMENT_DID_CHANGE, params)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        self._user(types.TEXT_DOCUMENT_DID_CHANGE, params)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(
-        self, params: types.DidCloseTextDocumentParams
-    ) -> Generator[Any, Any, None]:
-        yield from self._user(types.TEXT_DOCUMENT_DID_CLOSE, params)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        self._user(types.TEXT_DOCUMENT_DID_CLOSE, params)

@@ -389,4 +389,5 @@ def run_server(
         server.start_tcp(host, port)
     else:
         server.start_io()
-    return 0
+    # LSP: 0 after a shutdown request, 1 when the client left (exit or EOF) without one
+    return 0 if getattr(server.protocol, "_shutdown", False) else 1

@@ -10,6 +10,7 @@ abandoned — it counts as nothing and its late answer is dropped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -158,6 +159,11 @@ class Router:
     async def _call_model(self, text: str, key: str | None, token: object) -> Route | None:
         s = self._settings
         backend = self._get_backend()
+        prepare = getattr(backend, "prepare", None)
+        if prepare is not None and not getattr(backend, "ready", True):
+            # first call: keep the event loop free; label() reports any problem as a failure
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(prepare)
         excerpt = sample(text, s.sample_max, s.sample_head, s.sample_tail)
         call: asyncio.Future[str | None] = asyncio.ensure_future(backend.label(excerpt))
         self._inflight[token] = call

@@ -24,6 +24,25 @@ def _import_httpx() -> Any:
     return httpx
 
 
+# One label is a few hundred bytes of JSON; anything near this is not an answer.
+MAX_ANSWER_BYTES = 256 * 1024
+
+
+async def _read_capped(response: Any, url: str) -> bytes:
+    """The body, refused past MAX_ANSWER_BYTES without reading (or parsing) the rest."""
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+        raise BackendError(f"the answer from {url} is too large ({int(declared):,} bytes)")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise BackendError(f"the answer from {url} is larger than {MAX_ANSWER_BYTES:,} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 class HttpBackend:
     """Base of the openai / anthropic back ends. The key is read from the environment per call."""
 
@@ -58,6 +77,15 @@ class HttpBackend:
             raise BackendError(f"the environment variable {name} (router.apiKeyEnv) is not set")
         return key
 
+    @property
+    def ready(self) -> bool:
+        return self._client is not None
+
+    def prepare(self) -> None:
+        """Import httpx and build the client (its TLS context reads the CA bundle: slow, so
+        the router runs this in a worker thread, off the event loop)."""
+        self._get_client()
+
     def _get_client(self) -> httpx.AsyncClient:
         if self._client is None:
             httpx = _import_httpx()
@@ -71,14 +99,17 @@ class HttpBackend:
         httpx = _import_httpx()
         url = self.url()
         try:
-            response = await client.post(url, headers=self.headers(key), json=self.body(sample))
+            async with client.stream(
+                "POST", url, headers=self.headers(key), json=self.body(sample)
+            ) as response:
+                body = await _read_capped(response, url)
         except httpx.HTTPError as exc:
             raise BackendError(redact(f"{type(exc).__name__} calling {url}: {exc}", key)) from None
         if response.status_code >= 400:
-            snippet = " ".join(response.text[:200].split())
+            snippet = " ".join(body[:200].decode("utf-8", "replace").split())
             raise BackendError(redact(f"HTTP {response.status_code} from {url}: {snippet}", key))
         try:
-            data = response.json()
+            data = json.loads(body)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise BackendError(f"the answer from {url} is not JSON") from None
         try:
