@@ -1,0 +1,128 @@
+"""The client vanishes: when its stdin closes or the client process is killed, the
+server exits within a second. `exit` after `shutdown` exits 0; without it, 1
+(the LSP rule, so an editor can tell a crash from a clean stop)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import Spawn, report
+from .rawlsp import RawServer, server_env
+
+URI = "file:///work/lifecycle.md"
+BOUND_S = 1.0
+
+
+async def _busy(server: RawServer) -> None:
+    """An initialised server with an open document and an edit still waiting for its debounce."""
+    await server.initialize()
+    server.open(URI, "APPROVED — ship it\n---TURN---\nthanks!\n")
+    await server.wait_diagnostics(URI, 1)
+    server.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": "hello again"}]},
+    )
+
+
+async def test_server_exits_when_stdin_closes(spawn: Spawn) -> None:
+    server = await spawn(config={"debounceMs": 2000})
+    await _busy(server)
+    await server.request(
+        "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}
+    )
+    assert server.proc.stdin is not None
+    started = time.monotonic()
+    server.proc.stdin.close()
+    await asyncio.wait_for(server.proc.wait(), 10)
+    elapsed = time.monotonic() - started
+    report(f"exit after stdin closed: {elapsed * 1000:.0f} ms (code {server.proc.returncode})")
+    assert elapsed < BOUND_S
+
+
+WRAPPER = textwrap.dedent(
+    """
+    import json, subprocess, sys, time
+    server = subprocess.Popen(
+        [sys.executable, "-m", "turnlens", "serve"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+    server.stdin.write(b"Content-Length: %d\\r\\n\\r\\n" % len(body) + body)
+    server.stdin.flush()
+    length = 0
+    while (line := server.stdout.readline()) not in (b"\\r\\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    server.stdout.read(length)
+    print(server.pid, flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def _gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie waiting for its new parent to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_server_exits_when_the_client_is_killed() -> None:
+    client = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", WRAPPER, stdout=asyncio.subprocess.PIPE, env=server_env()
+    )
+    assert client.stdout is not None
+    server_pid = int(await asyncio.wait_for(client.stdout.readline(), 30))
+    try:
+        assert not _gone(server_pid)
+        started = time.monotonic()
+        client.send_signal(signal.SIGKILL)
+        await client.wait()
+        while not _gone(server_pid) and time.monotonic() - started < 10:
+            await asyncio.sleep(0.005)
+        elapsed = time.monotonic() - started
+        report(f"exit after the client was killed: {elapsed * 1000:.0f} ms")
+        assert elapsed < BOUND_S
+    finally:
+        if not _gone(server_pid):
+            os.kill(server_pid, signal.SIGKILL)
+
+
+async def test_exit_after_shutdown_exits_0(spawn: Spawn) -> None:
+    server = await spawn()
+    await _busy(server)
+    await server.request("shutdown")
+    # after shutdown, requests are not served any more, but exit is
+    started = time.monotonic()
+    server.notify("exit")
+    code = await server.wait_exit(10)
+    elapsed = time.monotonic() - started
+    report(f"exit after shutdown: {elapsed * 1000:.0f} ms, code {code}")
+    assert code == 0
+    assert elapsed < BOUND_S
+
+
+# Regression test for a bug this suite found (since fixed): pygls swallows the SystemExit(1) of `exit`
+# without `shutdown` and run_server() returns 0, so `turnlens serve` always exits 0.
+async def test_exit_without_shutdown_exits_1(spawn: Spawn) -> None:
+    server = await spawn()
+    await _busy(server)
+    started = time.monotonic()
+    server.notify("exit")
+    code = await server.wait_exit(10)
+    elapsed = time.monotonic() - started
+    report(f"exit without shutdown: {elapsed * 1000:.0f} ms, code {code}")
+    assert elapsed < BOUND_S
+    assert code == 1
