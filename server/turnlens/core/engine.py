@@ -169,20 +169,24 @@ class _Compiled:
             hay = (folded or _Folded(text)).text if self.folded else text
             if not any(lit in hay for lit in self.literals):
                 return None
+        return self.first_match_from(text, 0)
+
+    def first_match_from(self, text: str, pos: int) -> tuple[int, int] | None:
+        """Like `first_match` for the lines that start at or after `pos` (a line start), no pre-check."""
         if self.by_line:
-            return self._first_match_by_line(text)
-        m = self.whole().search(text, 0, _end(text))
+            return self._first_match_by_line(text, pos)
+        m = self.whole().search(text, pos, _end(text))
         if m is None:
             return None
         if "\n" not in m.group():
             start, end = m.span()
             return int(start), int(end)
-        return self._first_match_by_line(text)
+        return self._first_match_by_line(text, pos)
 
-    def _first_match_by_line(self, text: str) -> tuple[int, int] | None:
+    def _first_match_by_line(self, text: str, pos: int = 0) -> tuple[int, int] | None:
         line_regex = self.per_line()
-        offset = 0
-        for line in _lines(text):
+        offset = pos
+        for line in _lines(text[pos:] if pos else text):
             m = line_regex.search(line)
             if m is not None:
                 return offset + m.start(), offset + m.end()
@@ -206,30 +210,31 @@ class _SetRule:
         self.bounded = _has_bounds(compiled.rule)
         self.rx2: Any = None
 
-    def match_line(self, data: bytes) -> tuple[int, str, Any] | None:
-        """The first line that really matches: (byte offset of the line, the line, the `re` match).
+    def find(self, data: bytes, text: str) -> tuple[int, int] | None:
+        """The first real match as str offsets, or None.
 
-        RE2 finds the lines that may match (its translation is exact or wider, and never
-        crosses a line break); Python's `re` decides on those lines only.
+        RE2 finds the first line that may match (its translation is exact or wider and
+        never crosses a line break) and Python's `re` checks that line; when it does not
+        hold, `re` searches the rest of the text in one pass.
         """
         if self.rx2 is None:
             self.rx2 = _re2_compile(self.pattern)
-        line_regex = self.compiled.per_line()
-        pos, size = 0, len(data)
-        while pos <= size:
-            m = self.rx2.search(data, pos)
-            if m is None:
-                return None
-            hit = m.start()
-            start = data.rfind(b"\n", 0, hit) + 1
-            stop = data.find(b"\n", hit)
-            stop = size if stop < 0 else stop
-            line = data[start:stop].decode("utf-8")
-            found = line_regex.search(line)
-            if found is not None:
-                return start, line, found
-            pos = stop + 1
-        return None
+        m = self.rx2.search(data)
+        if m is None:
+            return None
+        hit = m.start()
+        start = data.rfind(b"\n", 0, hit) + 1
+        stop = data.find(b"\n", hit)
+        stop = len(data) if stop < 0 else stop
+        ascii_text = len(data) == len(text)
+        base = start if ascii_text else len(data[:start].decode("utf-8"))
+        found = self.compiled.per_line().search(data[start:stop].decode("utf-8"))
+        if found is not None:
+            return base + found.start(), base + found.end()
+        if stop >= len(data):
+            return None
+        after = stop + 1 if ascii_text else len(data[: stop + 1].decode("utf-8"))
+        return self.compiled.first_match_from(text, after)
 
 
 class _PackMatcher:
@@ -289,8 +294,11 @@ class _PackMatcher:
         self.outside = tuple(outside)
         self.by_compiled = {id(r.compiled): r for r in in_set}
 
-    def fired(self, text: str, words: int, lines: int) -> list[_Compiled]:
-        """The rules that match `text` (in no particular order)."""
+    def fired(
+        self, text: str, words: int, lines: int, spans: dict[int, tuple[int, int]] | None = None
+    ) -> list[_Compiled]:
+        """The rules that match `text` (in no particular order); where a check located a
+        match on the way, its span goes into `spans` (by rule) for the explanation."""
         hits = [c for c in self.bounded_only if c.bounds_ok(words, lines)]
         folded: _Folded | None = None
         if not self._built:
@@ -308,8 +316,14 @@ class _PackMatcher:
                 c = r.compiled
                 if r.bounded and not c.bounds_ok(words, lines):
                     continue
-                if r.exact or r.match_line(data) is not None:
+                if r.exact:
                     hits.append(c)
+                    continue
+                found = r.find(data, text)
+                if found is not None:
+                    hits.append(c)
+                    if spans is not None:
+                        spans[id(c)] = found
         for c in self.outside:
             if c.bounds_ok(words, lines):
                 if folded is None:
@@ -323,12 +337,7 @@ class _PackMatcher:
         r = self.by_compiled.get(id(c))
         if r is None or data is None:
             return c.first_match(text)
-        found = r.match_line(data)
-        if found is None:
-            return None
-        start_b, _line, m = found
-        base = len(data[:start_b].decode("utf-8"))
-        return base + m.start(), base + m.end()
+        return r.find(data, text)
 
 
 def _re2_compile(pattern: str) -> Any:
@@ -344,9 +353,9 @@ def _has_bounds(rule: Rule) -> bool:
     return any(v is not None for v in (rule.min_words, rule.max_words, rule.min_lines, rule.max_lines))
 
 
-SET_PROGRAM_BUDGET = 25_000  # RE2 instructions in one set
-SET_MAX_MEM = 8 << 20
-RULE_MAX_MEM = 1 << 20  # one pattern, used to find candidate lines
+SET_PROGRAM_BUDGET = 200_000  # RE2 instructions in one set
+SET_MAX_MEM = 32 << 20
+RULE_MAX_MEM = 64 << 20  # a cap: a big pattern needs room for its DFA, or RE2 falls back to slow NFA
 
 
 class _RuleSets:
@@ -357,7 +366,8 @@ class _RuleSets:
     """
 
     def __init__(self, sets: list[tuple[Any, list[int]]]) -> None:
-        self.sets = sets
+        # the compiled RE2::Set under google-re2's Python wrapper (which only re-checks types)
+        self.sets = [(getattr(rset, "_set", rset), indices) for rset, indices in sets]
 
     def match(self, data: bytes) -> list[int]:
         found: list[int] = []
@@ -484,14 +494,17 @@ def score(text: str, pack: RulePack, *, explain: bool = False) -> Score:
         lines -= len(text) - len(text.rstrip("\n"))
     matcher = _matcher(pack)
     scores = matcher.zero.copy()
-    hits = matcher.fired(text, words, lines)
+    spans: dict[int, tuple[int, int]] | None = {} if explain else None
+    hits = matcher.fired(text, words, lines, spans)
     if len(hits) > 1:  # pack order, whichever path found them: explanations must not vary
         order = matcher.order
         hits.sort(key=lambda c: order[id(c)])
     if explain:
         data = _set_input(text) if matcher.set is not None else None
+        assert spans is not None
         signals = tuple(
-            _signal(c.rule, text, matcher.span(c, text, data) or (0, 0), words, lines) for c in hits
+            _signal(c.rule, text, spans.get(id(c)) or matcher.span(c, text, data) or (0, 0), words, lines)
+            for c in hits
         )
     else:
         bare = matcher.bare
