@@ -6,7 +6,6 @@ read files here and hand text to `turnlens.core.rules.parse_pack`.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from turnlens.core.rules import RulePack, builtin_pack, parse_pack
@@ -30,6 +29,8 @@ def find_project_rules(start: Path) -> Path | None:
 
 def _names_a_base(text: str) -> bool:
     """Whether the file says `[pack] extends = "…"` itself (a TOML error is left to the parser)."""
+    import tomllib
+
     try:
         meta = tomllib.loads(text).get("pack")
     except tomllib.TOMLDecodeError:

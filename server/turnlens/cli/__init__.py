@@ -8,13 +8,23 @@ starts fast.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
-from turnlens.cli import check, classify, evaluate, plan, route, schema, serve
 from turnlens.cli.common import EXIT_USAGE, UsageError
 
-_COMMANDS = (classify, route, plan, check, serve, schema, evaluate)
+# subcommand → module; only the one asked for is imported (start-up time is a feature)
+_COMMANDS = {
+    "classify": "turnlens.cli.classify",
+    "route": "turnlens.cli.route",
+    "plan": "turnlens.cli.plan",
+    "check": "turnlens.cli.check",
+    "serve": "turnlens.cli.serve",
+    "schema": "turnlens.cli.schema",
+    "eval": "turnlens.cli.evaluate",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,7 +34,14 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _modules(argv: Sequence[str] | None) -> list[ModuleType]:
+    """The subcommand modules needed to parse `argv`: one when it names a command, else all."""
+    words = [a for a in (argv or []) if not a.startswith("-")]
+    names = [words[0]] if words and words[0] in _COMMANDS else list(_COMMANDS)
+    return [importlib.import_module(_COMMANDS[name]) for name in names]
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     from turnlens import __version__
 
     parser = _Parser(
@@ -37,15 +54,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"turnlens {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in _COMMANDS:
+    for module in _modules(argv):
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args_list)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_list)
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE

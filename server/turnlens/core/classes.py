@@ -6,13 +6,12 @@ views all read the same numbers.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
 from typing import Literal, cast
 
-from turnlens.core.data import read_packaged
+from turnlens.core.data import parse_toml, read_packaged
 
 Frozen = Literal["true", "partial", "false"]
 _FROZEN = ("true", "partial", "false")
@@ -33,7 +32,7 @@ def _load() -> MappingProxyType[str, TaskClass]:
     source = "<builtin:classes.toml>"
     text = read_packaged("turnlens.core.packs", "classes.toml")
     table: dict[str, TaskClass] = {}
-    for raw in tomllib.loads(text)["class"]:
+    for raw in parse_toml(text)["class"]:
         name = raw["name"]
         ratio, frozen, verdict = raw["max_ratio"], raw["frozen"], raw["verdict"]
         if not isinstance(ratio, int) or ratio < 1:

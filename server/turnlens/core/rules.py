@@ -9,13 +9,12 @@ is reported with its name and skipped.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from turnlens.core.data import read_packaged
+from turnlens.core.data import parse_toml, read_packaged
 
 BUILTIN_PACKS = ("default", "reference")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -183,8 +182,8 @@ def parse_rule(
 
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        return parse_toml(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError
         raise _err(source, None, f"not valid TOML: {exc}") from None
 
 

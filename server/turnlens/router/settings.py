@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from typing import Any, Final, Generic, TypeVar
 
-from turnlens.core.data import read_packaged
+from turnlens.core.data import parse_toml, read_packaged
 
 V = TypeVar("V")
 
@@ -111,7 +110,7 @@ def _data_error(problem: str) -> RouterDataError:
 
 
 def _parse_vocabulary(text: str) -> Vocabulary:
-    data = tomllib.loads(text)
+    data = parse_toml(text)
     efforts = data.get("efforts")
     if not isinstance(efforts, list) or not efforts or not all(isinstance(e, str) for e in efforts):
         raise _data_error("efforts must be a non-empty list of names")
