@@ -79,10 +79,14 @@ class _Translator:
         """`\\b` at the very start or end of the pattern, next to word characters, is exact:
         it becomes a test of the neighbouring character (consuming it is harmless there)."""
         if av is _c.AT_BOUNDARY:
-            if first and i + 1 < len(items) and _edge_is_word(items[i + 1], first=True):
+            after = _seq_kind(items[i + 1 :], first=True)
+            before = _seq_kind(items[:i], first=False)
+            if first and after == "w":
                 return f"(?:^|[^{_WORD}\\n])"
-            if last and i > 0 and _edge_is_word(items[i - 1], first=False):
+            if last and before == "w":
                 return f"(?:$|[^{_WORD}\\n])"
+            if before is not None and after is not None and before != after:
+                return ""  # a word and a non-word character meet here: always a boundary
         self.exact = False
         return ""
 
@@ -184,22 +188,61 @@ class _Translator:
         raise Untranslatable("a negated category inside a class")
 
 
-def _edge_is_word(item: Any, *, first: bool) -> bool:
-    """Whether every match of `item` starts (or ends) with a word character."""
+def _seq_kind(items: Any, *, first: bool) -> str | None:
+    """The kind of character every match of a sequence starts (or ends) with: an optional
+    item at the edge leaves the next one in play, so all candidates must agree."""
+    seq = list(items) if first else list(items)[::-1]
+    kinds: set[str | None] = set()
+    for op, av in seq:
+        if op is _c.AT:
+            if av in (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY):
+                continue  # zero width
+            return None
+        kinds.add(_edge_kind((op, av), first=first))
+        optional = op in _REPEATS and av[0] == 0
+        if not optional:
+            return kinds.pop() if len(kinds) == 1 else None
+    return None  # the sequence can be empty: the neighbour is outside it
+
+
+def _edge_kind(item: Any, *, first: bool) -> str | None:
+    """Whether every match of `item` starts (or ends) with a word character ("w"),
+    with a non-word character ("n"), or either (None)."""
     op, av = item
     if op is _c.LITERAL:
-        return _is_word(av)
+        return "w" if _is_word(av) else "n"
     if op is _c.SUBPATTERN:
-        inner = list(av[3])
-        return bool(inner) and _edge_is_word(inner[0] if first else inner[-1], first=first)
+        return _seq_kind(av[3], first=first)
     if op is _c.BRANCH:
-        return all(b and _edge_is_word(b[0] if first else b[-1], first=first) for b in av[1])
+        kinds = {_seq_kind(b, first=first) for b in av[1]}
+        return kinds.pop() if len(kinds) == 1 else None
     if op is _c.IN:
-        return all(o is _c.LITERAL and _is_word(a) for o, a in av)
-    if op in _REPEATS and av[0] >= 1:
-        inner = list(av[2])
-        return bool(inner) and _edge_is_word(inner[0] if first else inner[-1], first=first)
-    return False
+        return _class_kind(av)
+    if op in _REPEATS:
+        return _seq_kind(av[2], first=first)
+    return None
+
+
+def _class_kind(items: Any) -> str | None:
+    kinds: set[str] = set()
+    for op, av in items:
+        if op is _c.NEGATE:
+            return None
+        if op is _c.LITERAL:
+            kinds.add("w" if _is_word(av) else "n")
+        elif op is _c.RANGE and av[1] - av[0] < 4096:
+            kinds.update("w" if _is_word(cp) else "n" for cp in range(av[0], av[1] + 1))
+        elif op is _c.CATEGORY and av in (_c.CATEGORY_DIGIT, _c.CATEGORY_WORD):
+            kinds.add("w")
+        elif op is _c.CATEGORY and av is _c.CATEGORY_SPACE:
+            kinds.add("n")
+        else:
+            return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _edge_is_word(item: Any, *, first: bool) -> bool:
+    return _edge_kind(item, first=first) == "w"
 
 
 def translate(pattern: str, ignore_case: bool) -> Translation | None:
