@@ -353,6 +353,14 @@ def _has_bounds(rule: Rule) -> bool:
     return any(v is not None for v in (rule.min_words, rule.max_words, rule.min_lines, rule.max_lines))
 
 
+def prefer_memory() -> None:
+    """Smaller RE2 budgets: for a long-running process (the language server), where memory
+    held for ever matters more than the last bit of throughput on huge inputs."""
+    global SET_PROGRAM_BUDGET, SET_MAX_MEM, RULE_MAX_MEM
+    SET_PROGRAM_BUDGET, SET_MAX_MEM, RULE_MAX_MEM = 25_000, 8 << 20, 8 << 20
+    _MATCHERS.clear()
+
+
 SET_PROGRAM_BUDGET = 200_000  # RE2 instructions in one set
 SET_MAX_MEM = 32 << 20
 RULE_MAX_MEM = 64 << 20  # a cap: a big pattern needs room for its DFA, or RE2 falls back to slow NFA

@@ -18,6 +18,7 @@ from pygls.uris import to_fs_path
 from turnlens import __version__
 from turnlens.analysis import UnitResult
 from turnlens.core.classify import classify
+from turnlens.core.engine import prefer_memory
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack
 from turnlens.core.units import DEFAULT_SEPARATOR, SeparatorError, compile_separator
 from turnlens.lsp.documents import DocState, is_excluded
@@ -384,6 +385,7 @@ def run_server(
     # Transcripts make many small long-lived objects; collect less often so an edit is not
     # followed by a full collection of all of them.
     gc.set_threshold(20_000, 20, 20)
+    prefer_memory()
     server = build_server()
     if host is not None and port is not None:
         server.start_tcp(host, port)
