@@ -341,45 +341,41 @@ class _Parser:
             return None
         return value
 
-    def _phases(self, key: str, value: Any) -> None:
+    def _choices(
+        self,
+        key: str,
+        value: Any,
+        noun: str,
+        known: tuple[str, ...],
+        allowed: tuple[str, ...],
+        *,
+        none_word: bool,
+    ) -> None:
+        """Merge a `{name: choice or null}` object over its defaults, name by name."""
         raw = self._object(key, value)
         if raw is None:
             return
-        merged: dict[str, str | None] = dict(DEFAULT.phases)
-        for phase, effort in raw.items():
-            if phase not in merged:
+        merged: dict[str, str | None] = dict(getattr(DEFAULT, key))
+        for name, choice in raw.items():
+            if name not in merged:
                 self.warnings.append(
-                    f"router.phases.{phase}: unknown phase (expected {', '.join(_V.phase_names)}), ignored"
+                    f"router.{key}.{name}: unknown {noun} (expected {', '.join(known)}), ignored"
                 )
-            elif effort is None or effort in _V.efforts:
-                merged[phase] = effort
+            elif choice is None or (none_word and choice == _NO_PHASE):
+                merged[name] = None
+            elif choice in allowed:
+                merged[name] = choice
             else:
                 self.warn(
-                    f"phases.{phase}",
-                    f"must be one of {', '.join(_V.efforts)} or null, got {_show(effort)}",
+                    f"{key}.{name}", f"must be one of {', '.join(allowed)} or null, got {_show(choice)}"
                 )
-        self.values["phases"] = FrozenMap(merged)
+        self.values[key] = FrozenMap(merged)
+
+    def _phases(self, key: str, value: Any) -> None:
+        self._choices(key, value, "phase", _V.phase_names, _V.efforts, none_word=False)
 
     def _labels(self, key: str, value: Any) -> None:
-        raw = self._object(key, value)
-        if raw is None:
-            return
-        merged: dict[str, str | None] = dict(DEFAULT.labels)
-        for label, phase in raw.items():
-            if label not in merged:
-                self.warnings.append(
-                    f"router.labels.{label}: unknown label (expected {', '.join(_V.labels)}), ignored"
-                )
-            elif phase is None or phase == _NO_PHASE:
-                merged[label] = None
-            elif phase in _V.phase_names:
-                merged[label] = phase
-            else:
-                self.warn(
-                    f"labels.{label}",
-                    f"must be one of {', '.join(_V.phase_names)} or null, got {_show(phase)}",
-                )
-        self.values["labels"] = FrozenMap(merged)
+        self._choices(key, value, "label", tuple(_V.labels), _V.phase_names, none_word=True)
 
     def _keywords(self, key: str, value: Any) -> None:
         raw = self._object(key, value)
