@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -54,15 +55,14 @@ class DocState:
 
     def unit_at(self, offset: int) -> UnitResult | None:
         """The unit whose range holds `offset` (or the nearest one before it)."""
-        best = None
-        for r in self.results:
-            if r.unit.start <= offset:
-                best = r
-            else:
-                break
-        if best is not None and offset <= best.unit.end:
-            return best
+        i = bisect_right(self.results, offset, key=_unit_start) - 1
+        if i >= 0 and offset <= self.results[i].unit.end:
+            return self.results[i]
         return None
+
+
+def _unit_start(result: UnitResult) -> int:
+    return result.unit.start
 
 
 @lru_cache(maxsize=256)
