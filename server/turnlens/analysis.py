@@ -151,15 +151,11 @@ class UnitCache:
     def __init__(self) -> None:
         self._entries: dict[CacheKey, tuple[Classification, Route]] = {}
         self._split: _Split | None = None
-        self.hits = 0
         self.misses = 0
 
     def clear(self) -> None:
         self._entries = {}
         self._split = None
-
-    def get(self, unit: Unit) -> tuple[Classification, Route] | None:
-        return self._entries.get((unit.text, unit.pin))
 
     def analyze(
         self,
@@ -182,8 +178,6 @@ class UnitCache:
                 self.misses += 1
                 # not explained: where each rule fired is worked out on hover, for one turn
                 entry = (classify(unit.text, pack, pin=unit.pin), route_fn(unit.text))
-            else:
-                self.hits += 1
             fresh[key] = entry
             results.append(UnitResult(unit, entry[0], entry[1]))
         self._entries = fresh

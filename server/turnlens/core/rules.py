@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -299,11 +299,3 @@ def builtin_pack(name: str) -> RulePack:
 def packaged_pack(package: str, filename: str) -> RulePack:
     """A pack shipped inside another TurnLens package (e.g. the router's labels)."""
     return parse_pack(_read_packaged(package, filename), f"<builtin:{filename}>", check_patterns=False)
-
-
-def with_rules(base: RulePack, extra: Iterable[Rule]) -> RulePack:
-    """A pack with `extra` rules added or replacing rules of the same id."""
-    rules = {r.id: r for r in base.rules}
-    for rule in extra:
-        rules[rule.id] = rule
-    return replace(base, rules=tuple(rules.values()))

@@ -7,6 +7,7 @@ import gc
 import logging
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +190,7 @@ class TurnLensServer(LanguageServer):
             compile_separator(settings.turn_separator)
         except SeparatorError as exc:
             self.say_once(f"turnlens.turnSeparator: {exc}; using {DEFAULT_SEPARATOR!r}")
-            settings = _replace(settings, turn_separator=DEFAULT_SEPARATOR)
+            settings = replace(settings, turn_separator=DEFAULT_SEPARATOR)
         changed = settings != state.settings or state.pack is None
         state.settings = settings
         state.pack = self.pack_for(state)
@@ -358,12 +359,6 @@ def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, A
         else:
             out[key] = value
     return out
-
-
-def _replace(settings: Settings, **changes: Any) -> Settings:
-    from dataclasses import replace
-
-    return replace(settings, **changes)
 
 
 def build_server() -> TurnLensServer:

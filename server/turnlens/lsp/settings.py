@@ -8,6 +8,7 @@ is reported once.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,9 +181,8 @@ def _nest(flat: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
 def settings_schema() -> dict[str, Any]:
     """The JSON Schema of the nested `turnlens` settings object."""
     leaves: dict[str, dict[str, Any]] = {k: {**v} for k, v in _LEAVES.items()}
-    for key, leaf in leaves.items():
+    for leaf in leaves.values():
         leaf.setdefault("x-scope", "resource")
-        del key
     router = {f"router.{k}": v for k, v in router_settings_schema().items()}
     client = {k: {**v, "x-client": True} for k, v in _CLIENT_LEAVES.items()}
     for leaf in router.values():
@@ -221,8 +221,6 @@ def settings_markdown() -> str:
         if "enum" in leaf:
             kind = " \\| ".join(f"`{e}`" for e in leaf["enum"])
         default = leaf.get("default")
-        import json
-
         shown = json.dumps(default, ensure_ascii=False)
         if len(shown) > 60:
             shown = shown[:57] + "…"

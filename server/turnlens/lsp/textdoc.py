@@ -62,12 +62,6 @@ class Document:
     def text(self) -> str:
         return self._text
 
-    def set_text(self, text: str, version: int) -> None:
-        self._text = text
-        self.version = version
-        self._starts = None
-        self._dirty = (0, 0)
-
     def take_edits(self) -> tuple[int, int] | None:
         """What changed since the last call, as (unchanged prefix length, unchanged suffix length);
         None when nothing changed."""
