@@ -18,14 +18,14 @@ _WHERE = {
     "split_units": "turnlens.api",
     "Classification": "turnlens.core.classify",
     "SessionPlan": "turnlens.core.plan",
-    "Unit": "turnlens.core.units",
+    "Unit": "turnlens.pipeline.units",
 }
 
 if TYPE_CHECKING:
     from turnlens.api import classify, plan, route, split_units
     from turnlens.core.classify import Classification
     from turnlens.core.plan import SessionPlan
-    from turnlens.core.units import Unit
+    from turnlens.pipeline.units import Unit
 
 
 def __getattr__(name: str) -> Any:

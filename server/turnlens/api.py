@@ -12,8 +12,12 @@ from typing import TYPE_CHECKING
 from turnlens.core import classify as _classify
 from turnlens.core import plan as _plan
 from turnlens.core.rules import RulePack, builtin_pack
-from turnlens.core.units import DEFAULT_SEPARATOR, Unit
-from turnlens.core.units import split_units as _split_units
+from turnlens.pipeline.analyze import Analyzed
+from turnlens.pipeline.analyze import analyze as _analyze
+from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
+from turnlens.pipeline.formats.turns import split_units as _split_units
+from turnlens.pipeline.profile import Profile
+from turnlens.pipeline.units import Unit
 
 if TYPE_CHECKING:
     from turnlens.router.resolve import Route
@@ -40,6 +44,21 @@ def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
     return _split_units(text, separator)
 
 
+def analyze(
+    text: str,
+    *,
+    format: str = "auto",
+    path: str | None = None,
+    pack: RulePack | str | None = None,
+    settings: RouterSettings | None = None,
+) -> Analyzed:
+    """Every unit of a document (any supported format) with its class and route."""
+    from turnlens.router.settings import RouterSettings as _RouterSettings
+
+    profile = Profile(format=format, pack=resolve_pack(pack), router=settings or _RouterSettings())
+    return _analyze(text, profile, path=path)
+
+
 def classify_unit(
     unit: Unit, pack: RulePack | str | None = None, *, explain: bool = False
 ) -> _classify.Classification:
@@ -55,9 +74,10 @@ def plan(
     separator: str = DEFAULT_SEPARATOR,
 ) -> _plan.SessionPlan:
     """The session compression plan (SPEC §4) for units, classifications or a whole document."""
-    if isinstance(units, str):
-        units = _split_units(units, separator)
     resolved = resolve_pack(pack)
+    if isinstance(units, str):
+        analyzed = _analyze(units, Profile(format="auto", separator=separator, pack=resolved))
+        return _plan.plan([r.classification for r in analyzed.results], budget)
     results = [u if isinstance(u, _classify.Classification) else classify_unit(u, resolved) for u in units]
     return _plan.plan(results, budget)
 

@@ -25,7 +25,7 @@ from workloads import prompts_2kb, transcript
 from turnlens.core.classify import classify
 from turnlens.core.engine import score_plain
 from turnlens.core.rules import RulePack, builtin_pack
-from turnlens.core.units import split_units
+from turnlens.pipeline.formats.turns import split_units
 
 
 def median_seconds(run: Callable[[], object], repeats: int, min_time: float = 0.2) -> float:

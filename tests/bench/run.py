@@ -350,10 +350,10 @@ def _plain_classify(text: str, pack: Any) -> str | None:
 
 def bench_throughput(cfg: Config) -> list[Result]:
     """split_units + classify every unit of a transcript; and the same with the naive port."""
-    from turnlens.analysis import UnitCache
     from turnlens.core.classify import classify
     from turnlens.core.rules import builtin_pack
-    from turnlens.core.units import split_units
+    from turnlens.pipeline.analyze import UnitCache
+    from turnlens.pipeline.formats.turns import split_units
     from turnlens.router.resolve import resolve_offline
 
     def fast(text: str, pack: Any) -> Callable[[], None]:

@@ -15,7 +15,8 @@ import pytest
 from tests.bench import workloads
 from turnlens.core.engine import count_lines, count_words, score, score_plain
 from turnlens.core.rules import builtin_pack
-from turnlens.core.units import Unit, split_units
+from turnlens.pipeline.formats.turns import split_units
+from turnlens.pipeline.units import Unit
 
 SIZE = 200_000
 PACKS = ("default", "reference")

@@ -24,9 +24,9 @@ def test_text_format_one_line_per_turn(tmp_path: Path) -> None:
     result = run_turnlens("check", "s.md", cwd=tmp_path)
     assert (result.code, result.err) == (0, "")
     assert result.out.splitlines() == [
-        "s.md:1:1: decision ≤5:1 frozen=true SKIP",
-        "s.md:4:3: spec ≤3:1 frozen=true SKIP",
-        "s.md:6:1: chitchat ≤80:1 frozen=false COMPRESS",
+        "s.md:1:1: decision ≤5:1 frozen=true SKIP effort=none",
+        "s.md:4:3: spec ≤3:1 frozen=true SKIP effort=none",
+        "s.md:6:1: chitchat ≤80:1 frozen=false COMPRESS effort=none",
     ]
 
 
@@ -56,7 +56,7 @@ def test_empty_folder_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
     write(tmp_path / "notes.py", "x = 1")
     result = cli("check", tmp_path)
     assert (result.code, result.out) == (2, "")
-    assert result.err == f"turnlens check: no *.md, *.txt or *.prompt* files in {tmp_path}\n"
+    assert result.err == f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {tmp_path}\n"
 
 
 def test_missing_path_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
@@ -69,7 +69,7 @@ def test_binary_file_is_skipped_with_a_warning(cli: Cli, tmp_path: Path) -> None
     write(tmp_path / "ok.md", "thanks!")
     result = cli("check", tmp_path)
     assert result.code == 0
-    assert result.out == f"{tmp_path / 'ok.md'}:1:1: chitchat ≤80:1 frozen=false COMPRESS\n"
+    assert result.out == f"{tmp_path / 'ok.md'}:1:1: chitchat ≤80:1 frozen=false COMPRESS effort=none\n"
     assert result.err == f"turnlens: warning: {tmp_path / 'image.md'}: binary file skipped\n"
 
 
@@ -96,7 +96,7 @@ def test_nul_crlf_emoji_and_combining_marks_never_crash(cli: Cli, tmp_path: Path
 
 def test_ignored_turns_are_not_reported(cli: Cli, tmp_path: Path) -> None:
     path = write(tmp_path / "s.md", "a <!-- turnlens: ignore -->\n---TURN---\nthanks!\n")
-    assert cli("check", path).out == f"{path}:3:1: chitchat ≤80:1 frozen=false COMPRESS\n"
+    assert cli("check", path).out == f"{path}:3:1: chitchat ≤80:1 frozen=false COMPRESS effort=none\n"
     write(path, "<!-- turnlens: ignore-file -->\nthanks!\n")
     assert cli("check", path) == Run(0, "", "")
 

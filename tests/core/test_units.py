@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from turnlens.core.units import DEFAULT_SEPARATOR, SeparatorError, Unit, parse_directives, split_units
+from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR, SeparatorError, split_units
+from turnlens.pipeline.units import Unit, parse_directives
 
 
 def texts(units: list[Unit]) -> list[str]:

@@ -20,7 +20,7 @@ import turnlens
 from turnlens.api import classify_unit
 from turnlens.core.classes import CLASS_NAMES
 from turnlens.core.rules import builtin_pack, parse_pack
-from turnlens.core.units import split_units
+from turnlens.pipeline.formats.turns import split_units
 from turnlens.router import SOURCES, parse_router_settings, resolve_offline, sample
 from turnlens.router.settings import vocabulary
 

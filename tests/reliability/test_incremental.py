@@ -21,10 +21,10 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pytest_lsp import LanguageClient
 
-from turnlens.core.units import split_units
 from turnlens.lsp.features import code_lens, diagnostics, inlay_hints
 from turnlens.lsp.server import TurnLensServer
 from turnlens.lsp.textdoc import Document
+from turnlens.pipeline.formats.turns import split_units
 
 from . import positions
 from .conftest import property_settings

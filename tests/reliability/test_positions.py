@@ -15,10 +15,11 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp.conftest import _capabilities, open_doc, start, wait_diagnostics
 from turnlens.api import classify_unit
-from turnlens.core.units import Unit, split_units
 from turnlens.lsp.features import code_lens, diagnostics, inlay_hints
 from turnlens.lsp.server import TurnLensServer
 from turnlens.lsp.textdoc import Document
+from turnlens.pipeline.formats.turns import split_units
+from turnlens.pipeline.units import Unit
 
 from . import positions
 from .conftest import property_settings

@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from turnlens.cli.common import EXIT_OK, UsageError, load_rules
-from turnlens.core.rules import RulePack
+from turnlens.cli.common import EXIT_OK, UsageError, add_format_arg, load_rules, make_profile
+from turnlens.pipeline.profile import Profile
 
-SUFFIXES = (".md", ".txt")
+SUFFIXES = (".md", ".txt", ".jsonl", ".json")
+# session files by the names agents give them (matched on the whole name)
+SESSION_NAMES = (".aider.chat.history.md", "conversations.json")
 PARALLEL_MIN_BYTES = 4_000_000
-_pack: RulePack | None = None
-_separator = "---TURN---"
+_profile: Profile | None = None
 _format = "text"
 
 
@@ -29,8 +30,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "check",
         help="classify every turn of files and folders, one line each",
-        description="Print one line per turn: path:line:col: class ≤ratio:1 frozen=… verdict. "
-        "Folders are walked for *.md, *.txt and *.prompt* files.",
+        description="Print one line per turn or message: path:line:col: class ≤ratio:1 frozen=… "
+        "verdict, the routed effort, and the role and kind where the format records them. Folders "
+        "are walked for *.md, *.txt, *.prompt*, *.json and *.jsonl files (session files of coding "
+        "agents are detected by content).",
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -38,6 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
     )
+    add_format_arg(p)
     p.add_argument(
         "--jobs", "-j", type=int, default=0, metavar="N", help="worker processes (default: all cores)"
     )
@@ -46,7 +50,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _wanted(path: Path) -> bool:
     name = path.name
-    return name.endswith(SUFFIXES) or ".prompt" in name
+    return name.endswith(SUFFIXES) or ".prompt" in name or name in SESSION_NAMES
 
 
 def collect(paths: list[str]) -> list[Path]:
@@ -64,9 +68,9 @@ def collect(paths: list[str]) -> list[Path]:
     return files
 
 
-def _init(pack: RulePack, separator: str, fmt: str = "text") -> None:
-    global _pack, _separator, _format
-    _pack, _separator, _format = pack, separator, fmt
+def _init(profile: Profile, fmt: str = "text") -> None:
+    global _profile, _format
+    _profile, _format = profile, fmt
 
 
 def check_rendered(path: Path) -> tuple[list[str], str | None]:
@@ -78,79 +82,107 @@ def check_rendered(path: Path) -> tuple[list[str], str | None]:
 
 
 def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
-    """The findings for one file, and a warning to print (binary, unreadable, bad UTF-8)."""
-    from turnlens.api import classify_unit
-    from turnlens.core.units import split_units
+    """The findings for one file, and a warning to print (binary, unreadable, bad UTF-8,
+    lines a session reader passed over)."""
+    from turnlens.pipeline.analyze import NotATranscript, analyze
 
-    assert _pack is not None
+    assert _profile is not None
     try:
         data = path.read_bytes()
     except OSError as exc:
         return [], f"turnlens: warning: {path}: {exc.strerror or exc}"
     if b"\0" in data[:8192]:
         return [], f"turnlens: warning: {path}: binary file skipped"
-    warning = None
+    warnings: list[str] = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
-        warning = f"turnlens: warning: {path}: invalid UTF-8 replaced with U+FFFD"
+        warnings.append(f"turnlens: warning: {path}: invalid UTF-8 replaced with U+FFFD")
+    try:
+        analyzed = analyze(text, _profile, path=str(path))
+    except NotATranscript as exc:
+        warnings.append(f"turnlens: warning: {path}: {exc}; skipped")
+        return [], "\n".join(warnings)
+    for problem in analyzed.problems:
+        where = f"{path}:{problem.line}" if problem.line else str(path)
+        warnings.append(f"turnlens: {problem.severity}: {where}: {problem.message}")
     out: list[dict[str, Any]] = []
     line = 1
     pos = 0
-    for unit in split_units(text, _separator):
+    for r in analyzed.results:
+        unit = r.unit
         if unit.ignored:
             continue
         anchor = unit.content_start
         line += text.count("\n", pos, anchor)
         pos = anchor
         col = anchor - (text.rfind("\n", 0, anchor) + 1) + 1
-        result = classify_unit(unit, _pack)
-        out.append({"path": str(path), "line": line, "column": col, "turn": unit.index, **result.to_json()})
-    return out, warning
+        item = {"path": str(path), "line": line, "column": col, "turn": unit.index}
+        item.update(r.classification.to_json())
+        item.update(role=unit.role, kind=unit.kind, format=analyzed.format)
+        route = r.route
+        item["route"] = (
+            None
+            if route.source == "role"
+            else {
+                "effort": route.effort,
+                "phase": route.phase,
+                "label": route.label,
+                "source": route.source,
+            }
+        )
+        if unit.effort_used:
+            item["effort_used"] = unit.effort_used
+        out.append(item)
+    return out, "\n".join(warnings) or None
 
 
 def _render(item: dict[str, Any]) -> str:
-    return (
+    line = (
         f"{item['path']}:{item['line']}:{item['column']}: {item['class']} ≤{item['max_ratio']}:1 "
         f"frozen={item['frozen']} {item['verdict']}"
     )
+    route = item.get("route")
+    if route is not None:
+        line += f" effort={route['effort'] or 'none'}"
+    if item.get("effort_used"):
+        line += f" used={item['effort_used']}"
+    if item.get("role"):
+        line += f" role={item['role']} kind={item['kind']}"
+    return line
 
 
 def _results(
-    files: list[Path], jobs: int, pack: RulePack, separator: str, fmt: str
+    files: list[Path], jobs: int, profile: Profile, fmt: str
 ) -> Iterator[tuple[list[str], str | None]]:
     total = 0
     for f in files:
         with contextlib.suppress(OSError):
             total += f.stat().st_size
     if jobs == 1 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
-        _init(pack, separator, fmt)
+        _init(profile, fmt)
         yield from map(check_rendered, files)
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(pack, separator, fmt)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(profile, fmt)) as pool:
         yield from pool.map(check_rendered, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 
 def run(args: argparse.Namespace) -> int:
-    from turnlens.core.units import SeparatorError, compile_separator
-
-    separator = args.separator or "---TURN---"
-    try:
-        compile_separator(separator)
-    except SeparatorError as exc:
-        raise UsageError(f"turnlens check: {exc}") from None
     files = collect(args.paths)
     if not files:
-        raise UsageError(f"turnlens check: no *.md, *.txt or *.prompt* files in {', '.join(args.paths)}")
+        raise UsageError(
+            f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {', '.join(args.paths)}"
+        )
     pack = load_rules(args.rules, files[0] if len(files) == 1 else None)
+    profile = make_profile(args, pack, "turnlens check")
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     first = True
     if args.format == "json":
         sys.stdout.write("[")
-    for lines, warning in _results(files, jobs, pack, separator, args.format):
+    for lines, warning in _results(files, jobs, profile, args.format):
         if warning:
             print(warning, file=sys.stderr)
         for line in lines:

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from turnlens.core.classify import classify
-    from turnlens.core.units import parse_directives
+    from turnlens.pipeline.units import parse_directives
 
     text, path = read_input(args)
     pack = load_rules(args.rules, path)

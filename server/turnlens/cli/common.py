@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from turnlens.pipeline.formats import Problem
+    from turnlens.pipeline.profile import Profile
 
 EXIT_OK = 0
 EXIT_FLAGGED = 1
@@ -15,6 +22,39 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """Bad flags, missing files: one line on stderr, exit 2."""
+
+
+def add_format_arg(parser: argparse.ArgumentParser) -> None:
+    from turnlens.pipeline.formats import AUTO, names
+
+    parser.add_argument(
+        "--from",
+        dest="from_format",
+        metavar="FORMAT",
+        default=AUTO,
+        choices=[AUTO, *names()],
+        help=f"input format: {AUTO} (default: detected from the file name and content), {', '.join(names())}",
+    )
+
+
+def make_profile(args: argparse.Namespace, pack: RulePack, command: str) -> Profile:
+    """The profile of a CLI run: `--from`, `--separator` and the pack (validated here, exit 2)."""
+    from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR, SeparatorError, compile_separator
+    from turnlens.pipeline.profile import Profile
+
+    separator = getattr(args, "separator", None) or DEFAULT_SEPARATOR
+    try:
+        compile_separator(separator)
+    except SeparatorError as exc:
+        raise UsageError(f"{command}: {exc}") from None
+    return Profile(format=getattr(args, "from_format", "auto"), separator=separator, pack=pack)
+
+
+def report_problems(path: Path | str, problems: Sequence[Problem]) -> None:
+    """What a session reader passed over, one line each on stderr."""
+    for problem in problems:
+        where = f"{path}:{problem.line}" if problem.line else str(path)
+        print(f"turnlens: {problem.severity}: {where}: {problem.message}", file=sys.stderr)
 
 
 def add_input_args(parser: argparse.ArgumentParser) -> None:

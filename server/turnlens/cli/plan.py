@@ -6,15 +6,25 @@ import argparse
 import json
 from pathlib import Path
 
-from turnlens.cli.common import EXIT_FLAGGED, EXIT_OK, UsageError, load_rules, read_path
+from turnlens.cli.common import (
+    EXIT_FLAGGED,
+    EXIT_OK,
+    UsageError,
+    add_format_arg,
+    load_rules,
+    make_profile,
+    read_path,
+    report_problems,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "plan",
         help="plan a session's compression against a token budget",
-        description="Classify every turn of a session file (turns separated by ---TURN--- lines) and "
-        "plan how far each may be compressed. Exit 1 when the plan overflows the budget.",
+        description="Classify every turn of a session file (any supported format: turns separated by "
+        "---TURN--- lines, Claude Code, Codex, ChatGPT exports, …) and plan how far each may be "
+        "compressed. Exit 1 when the plan overflows the budget.",
     )
     p.add_argument("--session", metavar="FILE", help="the session transcript")
     p.add_argument("--budget", metavar="N", help="the token budget (a whole number ≥ 0)")
@@ -23,12 +33,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
     )
+    add_format_arg(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from turnlens.api import plan
-    from turnlens.core.units import DEFAULT_SEPARATOR, SeparatorError
+    from turnlens.core.plan import plan
+    from turnlens.pipeline.analyze import NotATranscript, analyze
 
     if not args.session:
         raise UsageError("turnlens plan: missing --session FILE")
@@ -43,10 +54,13 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.session)
     text = read_path(path)
     pack = load_rules(args.rules, path)
+    profile = make_profile(args, pack, "turnlens plan")
     try:
-        result = plan(text, budget, pack, separator=args.separator or DEFAULT_SEPARATOR)
-    except SeparatorError as exc:
-        raise UsageError(f"turnlens plan: {exc}") from None
+        analyzed = analyze(text, profile, path=str(path))
+    except NotATranscript as exc:
+        raise UsageError(f"turnlens plan: {path}: {exc}") from None
+    report_problems(path, analyzed.problems)
+    result = plan([r.classification for r in analyzed.results], budget)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":")))
     else:

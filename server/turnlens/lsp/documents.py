@@ -10,11 +10,12 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from turnlens.analysis import UnitCache, UnitResult
 from turnlens.core.rules import RulePack
 from turnlens.core.safe_re import SafePattern
 from turnlens.lsp.settings import Settings
 from turnlens.lsp.textdoc import Document
+from turnlens.pipeline.analyze import UnitCache, UnitResult
+from turnlens.pipeline.formats import Problem
 from turnlens.router.resolve import Route
 
 MODEL_ROUTES_KEPT = 16
@@ -29,6 +30,8 @@ class DocState:
     folder: str | None = None
     cache: UnitCache = field(default_factory=UnitCache)
     results: tuple[UnitResult, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    format_name: str = "turns"
     analyzed_version: int | None = None
     analyzed_text: str = ""
     too_large: bool = False

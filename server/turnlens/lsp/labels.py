@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from turnlens.analysis import UnitResult
 from turnlens.core.classify import Classification
+from turnlens.pipeline.analyze import UnitResult
 from turnlens.router.resolve import Route
 
 FROZEN_WORDS = {"true": "frozen", "partial": "partly frozen", "false": "compressible"}

@@ -17,15 +17,17 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from turnlens import __version__
-from turnlens.analysis import UnitResult
 from turnlens.core.classify import classify
 from turnlens.core.engine import prefer_memory
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack
-from turnlens.core.units import DEFAULT_SEPARATOR, SeparatorError, compile_separator
 from turnlens.lsp.documents import DocState, is_excluded
 from turnlens.lsp.protocol import TurnLensProtocol
 from turnlens.lsp.settings import Settings, parse_settings
 from turnlens.lsp.textdoc import Document
+from turnlens.pipeline.analyze import Analyzed, UnitResult
+from turnlens.pipeline.formats import NotATranscript, Problem
+from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR, SeparatorError, compile_separator
+from turnlens.pipeline.profile import Profile
 from turnlens.router import Router
 from turnlens.router.resolve import Route, resolve_offline
 from turnlens.router.settings import RouterSettings
@@ -62,7 +64,9 @@ class TurnLensServer(LanguageServer):
         self.documents: dict[str, DocState] = {}
         self.init_options: dict[str, Any] = {}
         self.trusted_router: dict[str, Any] = {}
-        self.router = Router(RouterSettings())
+        # one router per distinct router configuration: documents with other settings
+        # never change how this one is routed, nor reset its HTTP client or its pause
+        self.routers: dict[RouterSettings, Router] = {}
         self.listeners: list[Listener] = []
         self._packs: dict[tuple[str, str, float], RulePack] = {}
         self._said: set[str] = set()
@@ -131,7 +135,7 @@ class TurnLensServer(LanguageServer):
             if isinstance(source, Mapping):
                 trusted.update({k: source[k] for k in TRUSTED_ROUTER_KEYS if k in source})
         self.trusted_router = trusted
-        self._update_router(self.base_settings().router)
+        self.router_for(self.base_settings().router)
 
     def base_settings_raw(self) -> dict[str, Any]:
         opts = self.init_options
@@ -168,8 +172,27 @@ class TurnLensServer(LanguageServer):
             self.say_once(w)
         return settings
 
-    def _update_router(self, settings: RouterSettings) -> None:
-        self.router.update(settings)
+    def router_for(self, settings: RouterSettings) -> Router:
+        """The router for one configuration, made on first use and shared by equal settings."""
+        router = self.routers.get(settings)
+        if router is None:
+            router = self.routers[settings] = Router(settings)
+        return router
+
+    def prune_routers(self) -> None:
+        """Close the routers no open document uses any more (their HTTP clients too)."""
+        used = {state.settings.router for state in self.documents.values()}
+        for settings in [s for s in self.routers if s not in used]:
+            router = self.routers.pop(settings)
+            if router.settings.uses_model:
+                self.spawn(router.aclose())
+
+    def reload_routers(self) -> None:
+        for router in self.routers.values():
+            router.reload()
+
+    def any_paused(self) -> bool:
+        return any(router.paused for router in self.routers.values())
 
     async def pull_settings(self, state: DocState) -> None:
         raw: Any = None
@@ -200,7 +223,8 @@ class TurnLensServer(LanguageServer):
             state.cache.clear()
             state.payloads = {}
             state.analyzed_version = None
-        self._update_router(settings.router)
+        self.router_for(settings.router)
+        self.prune_routers()
 
     def pack_for(self, state: DocState) -> RulePack:
         """The built-in pack, extended by the rules file setting or the nearest .turnlens.toml."""
@@ -275,8 +299,8 @@ class TurnLensServer(LanguageServer):
         if not settings.enable or state.excluded or state.too_large:
             state.results = ()
         else:
-            pack = state.pack or builtin_pack(settings.rules_pack)
-            paused = self.router.paused
+            profile = self.profile_of(state)
+            paused = self.router_for(settings.router).paused
             router_settings = settings.router
 
             def route_fn(unit_text: str) -> Route:
@@ -284,8 +308,14 @@ class TurnLensServer(LanguageServer):
 
             misses = state.cache.misses
             edits = state.doc.take_edits()
-            results = state.cache.analyze(text, settings.turn_separator, pack, route_fn, edits)
-            state.results = self._with_model_route(state, results)
+            try:
+                analyzed = state.cache.analyze(text, profile, route_fn, edits, state.path)
+            except NotATranscript as exc:
+                state.cache.clear()
+                analyzed = Analyzed(settings.format, (), (Problem(0, str(exc)),))
+            state.format_name = analyzed.format
+            state.problems = analyzed.problems
+            state.results = self._with_model_route(state, analyzed.results)
             if state.cache.misses - misses > TRIM_AFTER_UNITS:
                 release_memory()
         state.analyzed_version = state.doc.version
@@ -299,10 +329,11 @@ class TurnLensServer(LanguageServer):
     def _with_model_route(self, state: DocState, results: tuple[UnitResult, ...]) -> tuple[UnitResult, ...]:
         """The turn being written (the last unit) is routed by the model back end, if one is on."""
         live = [r for r in results if not r.unit.ignored]
+        live = [r for r in live if r.route.source != "role"]
         if not live or state.settings.router.backend == "rules":
             return results
         last = live[-1]
-        now = self.router.route_now(last.unit.text)
+        now = self.router_for(state.settings.router).route_now(last.unit.text)
         route = now if now is not None else state.model_routes.get(last.unit.text)
         if route is None:
             self._ask_model(state, last.unit.text)
@@ -317,7 +348,7 @@ class TurnLensServer(LanguageServer):
 
         async def ask() -> None:
             try:
-                route = await self.router.route(text, key=state.doc.uri)
+                route = await self.router_for(state.settings.router).route(text, key=state.doc.uri)
             finally:
                 if state.model_pending == text:
                     state.model_pending = None
@@ -335,9 +366,23 @@ class TurnLensServer(LanguageServer):
         pack = state.pack or builtin_pack(state.settings.rules_pack)
         classification = classify(unit.text, pack, explain=True, pin=unit.pin)
         route = result.route
-        if route is not state.model_routes.get(unit.text):  # a model's answer has no rules to locate
-            route = resolve_offline(unit.text, state.settings.router, paused=self.router.paused)
+        routed = route.source != "role"
+        if routed and route is not state.model_routes.get(unit.text):  # a model's answer has no rules
+            paused = self.router_for(state.settings.router).paused
+            route = resolve_offline(unit.text, state.settings.router, paused=paused)
         return UnitResult(unit, classification, route)
+
+    def profile_of(self, state: DocState) -> Profile:
+        """What applies to this document: its format, pack and router settings."""
+        settings = state.settings
+        return Profile(
+            format=settings.format,
+            separator=settings.turn_separator,
+            pack=state.pack or builtin_pack(settings.rules_pack),
+            router=settings.router,
+            route_roles=settings.router.roles,
+            hide_kinds=settings.hide_kinds,
+        )
 
     def ensure_fresh(self, state: DocState) -> tuple[UnitResult, ...]:
         """Results for the current text: analysed now if stale and analysis is on-type."""

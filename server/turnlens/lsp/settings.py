@@ -13,7 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnlens.pipeline.formats import names as _format_names
+from turnlens.pipeline.units import KINDS
 from turnlens.router.settings import RouterSettings, parse_router_settings, router_settings_schema
+
+FORMAT_NAMES = _format_names()
 
 SEVERITIES = ("error", "warning", "information", "hint", "off")
 ANALYZE_MODES = ("onType", "onSave", "manual")
@@ -52,7 +56,7 @@ _LEAVES: dict[str, dict[str, Any]] = {
     },
     "maxDocumentSize": {
         "type": "integer",
-        "default": 2_000_000,
+        "default": 50_000_000,
         "minimum": 1,
         "markdownDescription": "Documents larger than this many characters get one informational "
         "diagnostic instead of analysis.",
@@ -62,6 +66,20 @@ _LEAVES: dict[str, dict[str, Any]] = {
         "default": "---TURN---",
         "markdownDescription": "A regular expression that matches a whole line separating turns. "
         "A document without such a line is one unit.",
+    },
+    "format": {
+        "type": "string",
+        "enum": ["auto", *FORMAT_NAMES],
+        "default": "auto",
+        "markdownDescription": "How to read a document: `auto` detects session files (Claude Code, "
+        "Codex, ChatGPT exports, …) by name and content; plain text splits on `#turnlens.turnSeparator#`.",
+    },
+    "hideKinds": {
+        "type": "array",
+        "items": {"type": "string", "enum": list(KINDS)},
+        "default": [],
+        "markdownDescription": "Kinds of session messages to leave out of the views, e.g. "
+        '`["thinking", "tool_call"]`. They are still read.',
     },
     "rules.pack": {
         "type": "string",
@@ -238,8 +256,10 @@ class Settings:
     analyze: str = "onType"
     debounce_ms: int = 150
     exclude: tuple[str, ...] = ()
-    max_document_size: int = 2_000_000
+    max_document_size: int = 50_000_000
     turn_separator: str = "---TURN---"
+    format: str = "auto"
+    hide_kinds: tuple[str, ...] = ()
     rules_pack: str = "default"
     rules_file: str = ""
     budget: int = 0
@@ -260,6 +280,8 @@ _FIELDS = {
     "exclude": "exclude",
     "maxDocumentSize": "max_document_size",
     "turnSeparator": "turn_separator",
+    "format": "format",
+    "hideKinds": "hide_kinds",
     "rules.pack": "rules_pack",
     "rules.file": "rules_file",
     "budget": "budget",
@@ -296,6 +318,8 @@ def _valid(leaf: Mapping[str, Any], value: Any) -> bool:
         ok = isinstance(value, str)
     elif kind == "array":
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if ok and "enum" in leaf.get("items", {}):
+            ok = all(v in leaf["items"]["enum"] for v in value)
     else:
         ok = True
     if ok and "enum" in leaf:

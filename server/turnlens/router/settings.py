@@ -176,6 +176,7 @@ class RouterSettings:
     sample_max: int = _V.limits["sample_max"]
     sample_head: int = _V.limits["sample_head"]
     sample_tail: int = _V.limits["sample_tail"]
+    roles: tuple[str, ...] = ("user",)
 
     @property
     def uses_model(self) -> bool:
@@ -204,6 +205,8 @@ def default() -> RouterSettings:
     return DEFAULT
 
 
+ROUTE_ROLES: Final = ("user", "assistant", "tool", "system")
+
 # camelCase editor key → dataclass field
 _KEYS: Final = {
     "enable": "enable",
@@ -222,6 +225,7 @@ _KEYS: Final = {
     "sampleMax": "sample_max",
     "sampleHead": "sample_head",
     "sampleTail": "sample_tail",
+    "roles": "roles",
 }
 assert set(_KEYS.values()) == {f.name for f in fields(RouterSettings)}
 
@@ -326,6 +330,12 @@ class _Parser:
             self.values[_KEYS[key]] = number
 
     _timeout_ms = _failure_limit = _min_length = _sample_max = _sample_head = _sample_tail = _int
+
+    def _roles(self, key: str, value: Any) -> None:
+        if isinstance(value, list) and all(isinstance(v, str) and v in ROUTE_ROLES for v in value):
+            self.values["roles"] = tuple(dict.fromkeys(value))
+        else:
+            self.warn(key, f"must be a list of roles from {', '.join(ROUTE_ROLES)}, got {_show(value)}")
 
     def _cooldown_minutes(self, key: str, value: Any) -> None:
         lo, hi = _COOLDOWN_RANGE
@@ -562,5 +572,12 @@ def router_settings_schema() -> dict[str, Any]:
             "default": d.sample_tail,
             "minimum": 0,
             "markdownDescription": "…and this many from the end (head + tail ≤ `sampleMax`).",
+        },
+        "roles": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(ROUTE_ROLES)},
+            "default": list(d.roles),
+            "markdownDescription": "Which messages of a session file get a route: by default only what "
+            "the user typed. Plain text and prompt files are always routed.",
         },
     }

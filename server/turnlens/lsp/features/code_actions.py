@@ -6,13 +6,11 @@ inserted comments, so `turnlens check` and the editor agree.
 
 from __future__ import annotations
 
-import re
-
 from lsprotocol import types
 
 from turnlens.core.classes import CLASS_NAMES
-from turnlens.core.units import DEFAULT_SEPARATOR
 from turnlens.lsp.server import TurnLensServer
+from turnlens.pipeline.formats import get_format
 
 PHASES = ("plan", "reflect", "implement", "apply")
 KIND = types.CodeActionKind.RefactorRewrite
@@ -22,11 +20,6 @@ def _insert(uri: str, pos: types.Position, text: str) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(
         changes={uri: [types.TextEdit(range=types.Range(start=pos, end=pos), new_text=text)]}
     )
-
-
-def _literal_separator(pattern: str) -> str | None:
-    core = pattern.removeprefix("^").removesuffix("$")
-    return core if re.escape(core) == core or core == DEFAULT_SEPARATOR else None
 
 
 def register(server: TurnLensServer) -> None:
@@ -44,8 +37,9 @@ def register(server: TurnLensServer) -> None:
         cursor = doc.offset_at(params.range.start)
         result = state.unit_at(cursor)
         actions: list[types.CodeAction] = []
-        if not results or result is None:
-            return actions
+        fmt = get_format(state.format_name)
+        if not results or result is None or not fmt.comments:
+            return actions  # a JSON session cannot hold a comment or a directive
         unit, c, route = result.unit, result.classification, result.route
         top = doc.position_at(unit.content_start)
         line_start = types.Position(line=top.line, character=0)
@@ -91,7 +85,7 @@ def register(server: TurnLensServer) -> None:
                 edit=_insert(uri, types.Position(line=0, character=0), "<!-- turnlens: ignore-file -->\n"),
             )
         )
-        separator = _literal_separator(state.settings.turn_separator)
+        separator = fmt.split_marker(ls.profile_of(state).options)
         cursor_line = params.range.start.line
         if separator is not None and cursor_line > top.line:
             actions.append(

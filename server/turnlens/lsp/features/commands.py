@@ -12,9 +12,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from turnlens.core.classify import classify
 from turnlens.core.plan import plan
 from turnlens.core.rules import builtin_pack
-from turnlens.core.units import parse_directives
 from turnlens.lsp.documents import DocState
 from turnlens.lsp.server import TurnLensServer
+from turnlens.pipeline.units import parse_directives
 from turnlens.router.resolve import resolve_offline
 
 
@@ -75,9 +75,10 @@ def register(server: TurnLensServer) -> None:
             text = doc.text[start:end]
             rng = doc.range_at(start, end)
         result = classify(text, pack, explain=True, pin=parse_directives(text).pin)
-        route = resolve_offline(text, settings.router, paused=ls.router.paused)
+        router = ls.router_for(settings.router)
+        route = resolve_offline(text, settings.router, paused=router.paused)
         if settings.router.backend != "rules":
-            asked = await ls.router.route(text, key=None)
+            asked = await router.route(text, key=None)
             if asked is not None:
                 route = asked
         out = {**result.to_json(explain=True), "route": route.to_json()}
@@ -102,7 +103,7 @@ def register(server: TurnLensServer) -> None:
     @server.command("turnlens.reload")
     async def reload_command(ls: TurnLensServer, *args: Any) -> dict[str, Any]:
         ls.clear_packs()
-        ls.router.reload()
+        ls.reload_routers()
         await asyncio.gather(*(ls.pull_settings(s) for s in list(ls.documents.values())))
         for state in ls.documents.values():
             state.cache.clear()

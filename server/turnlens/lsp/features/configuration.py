@@ -17,7 +17,7 @@ def register(server: TurnLensServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: TurnLensServer, params: types.InitializeParams) -> None:
         ls.set_init_options(params.initialization_options)
-        backend = ls.router.settings.backend
+        backend = ls.base_settings().router.backend
         log.info("TurnLens %s starting; router back end: %s", __version__, backend)
 
     @server.feature(types.INITIALIZED)
@@ -25,7 +25,7 @@ def register(server: TurnLensServer) -> None:
         ls.window_log_message(
             types.LogMessageParams(
                 type=types.MessageType.Info,
-                message=f"TurnLens ready (router back end: {ls.router.settings.backend}, "
+                message=f"TurnLens ready (router back end: {ls.base_settings().router.backend}, "
                 f"position encoding: {ls.encoding})",
             )
         )

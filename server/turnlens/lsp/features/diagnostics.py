@@ -13,11 +13,11 @@ from typing import Any
 
 from lsprotocol import types
 
-from turnlens.analysis import UnitResult
 from turnlens.lsp import labels
 from turnlens.lsp.documents import DocState
 from turnlens.lsp.server import TurnLensServer
 from turnlens.lsp.textdoc import Document
+from turnlens.pipeline.analyze import UnitResult
 
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error.value,

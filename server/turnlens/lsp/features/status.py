@@ -10,7 +10,8 @@ from turnlens.lsp.server import TurnLensServer
 
 def payload(ls: TurnLensServer, state: DocState) -> dict[str, Any]:
     live = [r for r in state.results if not r.unit.ignored]
-    last = live[-1] if live and not state.silent else None
+    routed = [r for r in live if r.route.source != "role"] or live  # a session: its last prompt
+    last = routed[-1] if routed and not state.silent else None
     return {
         "uri": state.doc.uri,
         "version": state.doc.version,
@@ -18,7 +19,7 @@ def payload(ls: TurnLensServer, state: DocState) -> dict[str, Any]:
         "effort": last.route.effort if last else None,
         "phase": last.route.phase if last else None,
         "source": last.route.source if last else None,
-        "paused": ls.router.paused,
+        "paused": ls.router_for(state.settings.router).paused,
         "units": len(live),
     }
 

@@ -1,0 +1,95 @@
+"""The input formats and auto-detection: every reader of a document's units lives here.
+
+A new format is one module with a `Format` object, listed in `_REGISTRY`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from turnlens.pipeline.formats.base import (
+    Edit,
+    Format,
+    FormatOptions,
+    NotATranscript,
+    Problem,
+    Split,
+)
+
+__all__ = [
+    "AUTO",
+    "Edit",
+    "Format",
+    "FormatOptions",
+    "NotATranscript",
+    "Problem",
+    "Split",
+    "detect",
+    "get_format",
+    "names",
+]
+
+AUTO = "auto"
+
+# name → "module:attribute"; modules are imported on first use
+_REGISTRY: dict[str, str] = {
+    "turns": "turnlens.pipeline.formats.turns:TURNS",
+    "claude-code": "turnlens.pipeline.formats.claude_code:CLAUDE_CODE",
+}
+
+DETECT_HEAD = 64 * 1024
+
+
+def names() -> tuple[str, ...]:
+    """Every format name, for `--from` and the settings schema."""
+    return tuple(_REGISTRY)
+
+
+@cache
+def get_format(name: str) -> Format:
+    """The format called `name`; KeyError names the known ones."""
+    where = _REGISTRY.get(name)
+    if where is None:
+        raise KeyError(f"unknown format {name!r} (known: {AUTO}, {', '.join(_REGISTRY)})")
+    module, _, attr = where.partition(":")
+    fmt: Format = getattr(importlib.import_module(module), attr)
+    return fmt
+
+
+def _looks_structured(path: str | None, head: str) -> bool:
+    lower = (path or "").lower()
+    if lower.endswith((".json", ".jsonl", ".ndjson")):
+        return True
+    if lower.endswith((".md", ".txt", ".markdown")):
+        return False
+    return head.lstrip()[:1] in ("{", "[")
+
+
+def detect(path: str | None, text: str) -> Format:
+    """The format that claims `text` most surely; plain turns when none does.
+
+    A JSON document that no transcript format claims raises NotATranscript
+    rather than being scored as prose.
+    """
+    head = text[:DETECT_HEAD]
+    best: Format | None = None
+    best_score = 0
+    for name in _REGISTRY:
+        fmt = get_format(name)
+        score = fmt.detect(path, head)
+        if score > best_score:
+            best, best_score = fmt, score
+    if best is None or best.name == "turns":
+        if _looks_structured(path, head):
+            raise NotATranscript(
+                "not a transcript: JSON that matches no known session format "
+                f"(known: {', '.join(n for n in _REGISTRY if n != 'turns')})"
+            )
+        return get_format("turns")
+    return best
+
+
+def resolve(name: str, path: str | None, text: str) -> Format:
+    """`name` as given, or the detected format for `auto`."""
+    return detect(path, text) if name == AUTO else get_format(name)

@@ -1,0 +1,271 @@
+"""Plain text and prompt files: one unit, or turns between separator lines.
+
+A document is one unit unless it contains turn separator lines (by default
+`---TURN---`, the SE-029 session format); then each turn between separators is
+a unit with `text == document[start:end]`. Re-splitting after an edit looks
+only at the stretch of text the edit touched.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from functools import lru_cache
+
+from turnlens.core.safe_re import PatternError, SafePattern
+from turnlens.pipeline.formats.base import Edit, FormatOptions, Split
+from turnlens.pipeline.units import NO_DIRECTIVES, Unit, parse_directives
+
+DEFAULT_SEPARATOR = "---TURN---"
+
+
+class SeparatorError(ValueError):
+    """A turn separator pattern that cannot be used."""
+
+
+def _strip_anchors(pattern: str) -> str:
+    core = pattern[1:] if pattern.startswith("^") else pattern
+    if core.endswith("$") and not core.endswith("\\$"):
+        core = core[:-1]
+    return core
+
+
+@lru_cache(maxsize=64)
+def literal_separator(pattern: str) -> str | None:
+    """The separator as plain text when the pattern has no regex syntax (the common case)."""
+    core = _strip_anchors(pattern)
+    try:
+        if (
+            core
+            and re.fullmatch(core, core)
+            and re.escape(core).replace("\\-", "-") == core.replace("\\-", "-")
+        ):
+            return core
+    except re.error:
+        return None
+    return None
+
+
+@lru_cache(maxsize=64)
+def compile_separator(pattern: str) -> SafePattern:
+    """A separator is a regex that matches a whole line (its `^`/`$` are optional).
+
+    It comes from settings a repository can carry, so it runs on RE2 (linear time).
+    """
+    core = _strip_anchors(pattern)
+    if not core:
+        raise SeparatorError("the turn separator pattern is empty")
+    try:
+        rx = SafePattern(rf"(?m)^(?:{core})[ \t]*\r?$")
+    except PatternError as exc:
+        raise SeparatorError(f"the turn separator {pattern!r} does not compile (RE2 syntax): {exc}") from None
+    if rx.match(""):
+        raise SeparatorError(f"the turn separator {pattern!r} matches an empty line")
+    return rx
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset just past the line break at or after `pos` (or the end of text)."""
+    nl = text.find("\n", pos)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _literal_lines(text: str, literal: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of each line that is exactly `literal` (plus trailing blanks), within [lo, hi)."""
+    out = []
+    find = text.find
+    n = len(literal)
+    hi = len(text) if hi is None else hi
+    i = find(literal, lo, hi)
+    while i >= 0:
+        if i == 0 or text[i - 1] == "\n":  # as the regex `^sep[ \t]*\r?$`: only LF ends a line
+            j = i + n
+            while j < len(text) and text[j] in " \t":
+                j += 1
+            if j < len(text) and text[j] == "\r":
+                j += 1
+            if j == len(text) or text[j] == "\n":
+                out.append((i, j))
+        i = find(literal, i + n, hi)
+    return out
+
+
+def separator_lines(text: str, separator: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of every separator line within [lo, hi), without its line break.
+
+    `lo` and `hi` must sit at line boundaries; the language server re-splits
+    only the stretch an edit touched.
+    """
+    hi = len(text) if hi is None else hi
+    literal = literal_separator(separator)
+    if literal is not None:
+        return _literal_lines(text, literal, lo, hi)
+    return [m.span() for m in compile_separator(separator).finditer(text, lo, hi)]
+
+
+def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
+    """The non-empty units of a document, in order, with exact offsets."""
+    compile_separator(separator)  # validates, raising SeparatorError
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for start, end in separator_lines(text, separator):
+        spans.append((pos, start))
+        pos = _line_end(text, end)
+    spans.append((pos, len(text)))
+    has_comment = "<!--" in text
+    file_ignored = parse_directives(text).ignore_file if has_comment else False
+    units: list[Unit] = []
+    for start, end in spans:
+        chunk = text[start:end]
+        if not chunk or chunk.isspace():
+            continue
+        d = parse_directives(chunk) if has_comment and "<!--" in chunk else NO_DIRECTIVES
+        units.append(
+            Unit(
+                index=len(units) + 1,
+                start=start,
+                end=end,
+                text=chunk,
+                pin=d.pin,
+                ignored=d.ignore or file_ignored,
+            )
+        )
+    return units
+
+
+class _Memo:
+    """The last split of a document: its text, separator lines and units."""
+
+    def __init__(
+        self, text: str, separator: str, seps: list[tuple[int, int]], units: list[Unit], file_ignored: bool
+    ):
+        self.text = text
+        self.separator = separator
+        self.seps = seps
+        self.units = units
+        self.file_ignored = file_ignored
+        self.has_comment = file_ignored or "<!--" in text
+
+
+def _start_of(span: tuple[int, int]) -> int:
+    return span[0]
+
+
+def _end_of(span: tuple[int, int]) -> int:
+    return span[1]
+
+
+def _file_ignored(text: str) -> bool:
+    return "<!--" in text and parse_directives(text).ignore_file
+
+
+def _make_unit(text: str, index: int, start: int, end: int, file_ignored: bool) -> Unit | None:
+    chunk = text[start:end]
+    if not chunk or chunk.isspace():
+        return None
+    if "<!--" in chunk:
+        d = parse_directives(chunk)
+        return Unit(index, start, end, chunk, d.pin, d.ignore or file_ignored)
+    return Unit(index, start, end, chunk, None, file_ignored)
+
+
+def split_incremental(text: str, separator: str, previous: _Memo | None, edit: Edit | None) -> _Memo:
+    """Units of `text`, reusing `previous` outside the edited stretch.
+
+    The result is exactly what `split_units(text, separator)` gives; the tests
+    check that on random edit sequences.
+    """
+    if previous is not None and edit is not None and not previous.has_comment:
+        # no comment anywhere before: only the edited stretch can have brought one
+        lo = max(0, edit[0] - 3)
+        hi = len(text) - max(0, edit[1] - 3)
+        file_ignored = "<!--" in text[lo:hi] and _file_ignored(text)
+    else:
+        file_ignored = _file_ignored(text)
+    if (
+        previous is None
+        or edit is None
+        or previous.separator != separator
+        or previous.file_ignored != file_ignored
+        or edit[0] > len(previous.text)
+        or edit[1] > len(previous.text) - edit[0]
+    ):
+        compile_separator(separator)
+        seps = separator_lines(text, separator)
+        return _Memo(text, separator, seps, split_units(text, separator), file_ignored)
+    prefix, suffix = edit
+    old_len, new_len = len(previous.text), len(text)
+    delta = new_len - old_len
+    old_seps = previous.seps
+    # separator lines wholly inside the unchanged prefix (their line break too) stay
+    n_pre = bisect_left(old_seps, prefix, key=_end_of)
+    keep_pre = old_seps[:n_pre]
+    # and those whose preceding line break lies in the unchanged suffix, shifted
+    suffix_start = old_len - suffix
+    first_suf = bisect_left(old_seps, suffix_start + 1, key=_start_of)
+    keep_suf = [(a + delta, b + delta) for a, b in old_seps[first_suf:]]
+    lo = keep_pre[-1][1] if keep_pre else 0
+    hi = keep_suf[0][0] if keep_suf else new_len
+    seps = keep_pre + separator_lines(text, separator, lo, hi) + keep_suf
+    # units: reuse those between kept separators, slice the rest
+    old_by_start = {u.start: u for u in previous.units}
+    reuse_before = keep_pre[-1][0] if keep_pre else -1
+    reuse_after = _line_end(text, keep_suf[0][1]) if keep_suf else new_len + 1
+    units: list[Unit] = []
+    pos = 0
+    bounds = [*seps, (new_len, new_len)]
+    for sep_start, sep_end in bounds:
+        start, end = pos, sep_start
+        pos = _line_end(text, sep_end) if sep_start < new_len else new_len
+        index = len(units) + 1
+        unit: Unit | None
+        if end <= reuse_before:
+            old = old_by_start.get(start)
+            unit = (
+                old
+                if old is not None and old.end == end
+                else _make_unit(text, index, start, end, file_ignored)
+            )
+        elif start >= reuse_after:
+            old = old_by_start.get(start - delta)
+            if old is not None and old.end + delta == end:
+                unit = Unit(index, start, end, old.text, old.pin, old.ignored)
+            else:
+                unit = _make_unit(text, index, start, end, file_ignored)
+        else:
+            unit = _make_unit(text, index, start, end, file_ignored)
+        if unit is None:
+            continue
+        if unit.index != index:
+            unit = Unit(index, unit.start, unit.end, unit.text, unit.pin, unit.ignored)
+        units.append(unit)
+    return _Memo(text, separator, seps, units, file_ignored)
+
+
+class TurnsFormat:
+    """Plain text, Markdown and prompt files; `---TURN---` sessions."""
+
+    name = "turns"
+    label = "plain text (turns between separator lines)"
+    comments = True
+
+    def detect(self, path: str | None, head: str) -> int:
+        return 1  # anything is text: the last resort of auto-detection
+
+    def split(self, text: str, options: FormatOptions) -> Split:
+        memo = split_incremental(text, options.separator, None, None)
+        return Split(memo.units, state=memo)
+
+    def resplit(self, text: str, options: FormatOptions, previous: Split, edit: Edit) -> Split:
+        old = previous.state if isinstance(previous.state, _Memo) else None
+        memo = split_incremental(text, options.separator, old, edit)
+        return Split(memo.units, state=memo)
+
+    def split_marker(self, options: FormatOptions) -> str | None:
+        literal = literal_separator(options.separator)
+        if literal is None and _strip_anchors(options.separator) == DEFAULT_SEPARATOR:
+            return DEFAULT_SEPARATOR
+        return literal
+
+
+TURNS = TurnsFormat()
