@@ -24,6 +24,7 @@ _COMMANDS = {
     "serve": "turnlens.cli.serve",
     "schema": "turnlens.cli.schema",
     "eval": "turnlens.cli.evaluate",
+    "stats": "turnlens.cli.stats",
 }
 
 

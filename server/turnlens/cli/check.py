@@ -83,58 +83,56 @@ def check_rendered(path: Path) -> tuple[list[str], str | None]:
 
 def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     """The findings for one file, and a warning to print (binary, unreadable, bad UTF-8,
-    lines a session reader passed over)."""
+    lines a session reader passed over). Large JSON Lines sessions are read line by line."""
+    from turnlens.cli.sessions import STREAM_MIN_BYTES, FileAnalysis, analyze_file
     from turnlens.pipeline.analyze import NotATranscript, analyze
 
     assert _profile is not None
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return [], f"turnlens: warning: {path}: {exc.strerror or exc}"
-    if b"\0" in data[:8192]:
-        return [], f"turnlens: warning: {path}: binary file skipped"
     warnings: list[str] = []
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-        warnings.append(f"turnlens: warning: {path}: invalid UTF-8 replaced with U+FFFD")
+        with path.open("rb") as f:
+            sniff = f.read(8192)
+            big = path.stat().st_size >= STREAM_MIN_BYTES
+            data = b"" if big else sniff + f.read()
+    except OSError as exc:
+        return [], f"turnlens: warning: {path}: {exc.strerror or exc}"
+    if b"\0" in sniff:
+        return [], f"turnlens: warning: {path}: binary file skipped"
     try:
-        analyzed = analyze(text, _profile, path=str(path))
+        if big:
+            fa = analyze_file(path, _profile)
+        else:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = data.decode("utf-8", errors="replace")
+                warnings.append(f"turnlens: warning: {path}: invalid UTF-8 replaced with U+FFFD")
+            analyzed = analyze(text, _profile, path=str(path))
+            fa = FileAnalysis(analyzed.format, iter(analyzed.results), list(analyzed.problems), text)
     except NotATranscript as exc:
         warnings.append(f"turnlens: warning: {path}: {exc}; skipped")
         return [], "\n".join(warnings)
-    for problem in analyzed.problems:
-        where = f"{path}:{problem.line}" if problem.line else str(path)
-        warnings.append(f"turnlens: {problem.severity}: {where}: {problem.message}")
     out: list[dict[str, Any]] = []
-    line = 1
-    pos = 0
-    for r in analyzed.results:
+    for r in fa.results:
         unit = r.unit
         if unit.ignored:
             continue
-        anchor = unit.content_start
-        line += text.count("\n", pos, anchor)
-        pos = anchor
-        col = anchor - (text.rfind("\n", 0, anchor) + 1) + 1
+        line, col = fa.position(r)
         item = {"path": str(path), "line": line, "column": col, "turn": unit.index}
         item.update(r.classification.to_json())
-        item.update(role=unit.role, kind=unit.kind, format=analyzed.format)
+        item.update(role=unit.role, kind=unit.kind, format=fa.format)
         route = r.route
         item["route"] = (
             None
             if route.source == "role"
-            else {
-                "effort": route.effort,
-                "phase": route.phase,
-                "label": route.label,
-                "source": route.source,
-            }
+            else {"effort": route.effort, "phase": route.phase, "label": route.label, "source": route.source}
         )
         if unit.effort_used:
             item["effort_used"] = unit.effort_used
         out.append(item)
+    for problem in fa.problems:
+        where = f"{path}:{problem.line}" if problem.line else str(path)
+        warnings.append(f"turnlens: {problem.severity}: {where}: {problem.message}")
     return out, "\n".join(warnings) or None
 
 

@@ -63,13 +63,18 @@ def add_input_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--input", metavar="FILE", help="read the text from FILE")
 
 
-def decode(data: bytes, name: str) -> str:
-    """UTF-8 with invalid bytes replaced, said once on stderr."""
+def decode(data: bytes, name: str, *, quiet: bool = False) -> str:
+    """UTF-8 with invalid bytes replaced, said once on stderr (unless `quiet`)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        print(f"turnlens: warning: {name}: invalid UTF-8 replaced with U+FFFD", file=sys.stderr)
+        if not quiet:
+            warn_invalid_utf8(name)
         return data.decode("utf-8", errors="replace")
+
+
+def warn_invalid_utf8(name: str) -> None:
+    print(f"turnlens: warning: {name}: invalid UTF-8 replaced with U+FFFD", file=sys.stderr)
 
 
 def read_path(path: Path) -> str:

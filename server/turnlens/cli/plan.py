@@ -13,7 +13,6 @@ from turnlens.cli.common import (
     add_format_arg,
     load_rules,
     make_profile,
-    read_path,
     report_problems,
 )
 
@@ -38,8 +37,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from turnlens.cli.sessions import analyze_file
     from turnlens.core.plan import plan
-    from turnlens.pipeline.analyze import NotATranscript, analyze
+    from turnlens.pipeline.analyze import NotATranscript
 
     if not args.session:
         raise UsageError("turnlens plan: missing --session FILE")
@@ -52,15 +52,19 @@ def run(args: argparse.Namespace) -> int:
     if budget < 0:
         raise UsageError(f"turnlens plan: --budget must be ≥ 0, got {budget}")
     path = Path(args.session)
-    text = read_path(path)
+    if not path.exists():
+        raise UsageError(f"turnlens: {path}: no such file")
+    if path.is_dir():
+        raise UsageError(f"turnlens: {path}: is a directory")
     pack = load_rules(args.rules, path)
     profile = make_profile(args, pack, "turnlens plan")
     try:
-        analyzed = analyze(text, profile, path=str(path))
+        fa = analyze_file(path, profile)
+        classifications = [r.classification for r in fa.results]
     except NotATranscript as exc:
         raise UsageError(f"turnlens plan: {path}: {exc}") from None
-    report_problems(path, analyzed.problems)
-    result = plan([r.classification for r in analyzed.results], budget)
+    report_problems(path, fa.problems)
+    result = plan(classifications, budget)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":")))
     else:

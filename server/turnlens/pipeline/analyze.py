@@ -8,11 +8,12 @@ only the stretch the edit touched where it can.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from turnlens.core.classify import Classification, classify
 from turnlens.pipeline.formats import Edit, Format, NotATranscript, Problem, Split, resolve
+from turnlens.pipeline.formats.jsonl import Line
 from turnlens.pipeline.profile import Profile
 from turnlens.pipeline.units import Unit
 from turnlens.router.resolve import Route, resolve_offline
@@ -122,4 +123,34 @@ def analyze(text: str, profile: Profile | None = None, path: str | None = None) 
     return UnitCache().analyze(text, profile or Profile(), path=path)
 
 
-__all__ = ["NOT_ROUTED", "Analyzed", "NotATranscript", "UnitCache", "UnitResult", "analyze"]
+__all__ = [
+    "NOT_ROUTED",
+    "Analyzed",
+    "NotATranscript",
+    "UnitCache",
+    "UnitResult",
+    "analyze",
+    "analyze_stream",
+    "can_stream",
+]
+
+
+def analyze_stream(
+    lines: Iterable[Line], fmt: Format, profile: Profile, problems: list[Problem]
+) -> Iterator[UnitResult]:
+    """Results one unit at a time from lines read as they come: a 50 MB session in bounded
+    memory. Only formats with a `stream` method (JSON Lines) can; problems are appended."""
+    stream = getattr(fmt, "stream", None)
+    if stream is None:
+        raise TypeError(f"the {fmt.name} format cannot be read line by line")
+    route = _offline(profile)
+    pack = profile.pack
+    for unit in stream(lines, profile.options, problems):
+        routed = profile.routes(unit.role, unit.kind)
+        yield UnitResult(
+            unit, classify(unit.text, pack, pin=unit.pin), route(unit.text) if routed else NOT_ROUTED
+        )
+
+
+def can_stream(fmt: Format) -> bool:
+    return hasattr(fmt, "stream")

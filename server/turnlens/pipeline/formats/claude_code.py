@@ -11,6 +11,7 @@ and the `user` line after it (`isCompactSummary`) holds the summary.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from turnlens.pipeline.formats.base import Problem
@@ -44,16 +45,14 @@ class ClaudeCodeFormat(JsonlFormat):
             return 0
         return 90 if path and "/.claude/" in path.replace("\\", "/") else 80
 
-    def title(self, records: list[Record]) -> str | None:
-        for r in records:
-            if isinstance(r.obj, dict) and _plain(r.obj.get("type")) == "summary":
-                summary = r.obj.get("summary")
-                if isinstance(summary, JStr):
-                    return summary.text
+    def title_of(self, record: Record) -> str | None:
+        obj = record.obj
+        if isinstance(obj, dict) and _plain(obj.get("type")) == "summary":
+            return _plain(obj.get("summary"))
         return None
 
-    def read(self, records: list[Record], problems: list[Problem]) -> list[Unit]:
-        units: list[Unit] = []
+    def read(self, records: Iterable[Record], problems: list[Problem]) -> Iterator[Unit]:
+        units: list[Unit] = []  # what one record gives, handed on at once
         unknown: set[str] = set()
         for r in records:
             obj = r.obj
@@ -72,7 +71,8 @@ class ClaudeCodeFormat(JsonlFormat):
             elif kind not in _QUIET and kind is not None and kind not in unknown:
                 unknown.add(kind)
                 problems.append(Problem(r.line, f"unknown line type {kind!r} passed over", "info"))
-        return units
+            yield from units
+            units.clear()
 
     def _user(self, r: Record, obj: dict[str, Any], units: list[Unit]) -> None:
         message = obj.get("message")

@@ -8,7 +8,7 @@ edit only the lines that changed are parsed again.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,16 +29,13 @@ class Record:
 
 _BAD = object()
 _CUT = object()
+CUT_MESSAGE = "the last line is incomplete (still being written?); read up to the line before"
+
+Line = tuple[int, int, str, bool]  # (1-based number, document offset, text without break, is last)
 
 
-def parse_lines(
-    text: str, memo: dict[str, Any] | None = None
-) -> tuple[list[Record], list[Problem], dict[str, Any]]:
-    """Every line of `text` parsed, blank lines skipped, problems reported once per line."""
-    old = memo or {}
-    fresh: dict[str, Any] = {}
-    records: list[Record] = []
-    problems: list[Problem] = []
+def text_lines(text: str) -> Iterator[Line]:
+    """The non-blank lines of a document held in memory."""
     pos = 0
     n = len(text)
     lineno = 0
@@ -50,24 +47,30 @@ def parse_lines(
         if line.endswith("\r"):
             line = line[:-1]
         if line.strip():
-            parsed = fresh.get(line, old.get(line, _BAD))
-            if parsed is _BAD or parsed is _CUT:
-                parsed = _parse(line, last=nl < 0 or not text[end:].strip())
-            fresh[line] = parsed
-            if parsed is _CUT:
-                problems.append(
-                    Problem(
-                        lineno,
-                        "the last line is incomplete (still being written?); read up to the line before",
-                        "info",
-                    )
-                )
-            elif isinstance(parsed, str):
-                problems.append(Problem(lineno, parsed))
-            else:
-                records.append(Record(lineno, pos, len(line), parsed))
+            yield lineno, pos, line, nl < 0 or not text[end:].strip()
         pos = n if nl < 0 else nl + 1
-    return records, problems, fresh
+
+
+def iter_records(
+    lines: Iterable[Line], problems: list[Problem], memo: dict[str, Any] | None = None
+) -> Iterator[Record]:
+    """Parsed lines; bad lines become problems (once each). `memo` maps line text → parse,
+    read from and written back to, so a re-split parses only lines it has not seen."""
+    old = dict(memo) if memo else {}
+    if memo is not None:
+        memo.clear()
+    for lineno, offset, line, last in lines:
+        parsed = old.get(line, _BAD)
+        if parsed is _BAD or parsed is _CUT:
+            parsed = _parse(line, last=last)
+        if memo is not None:
+            memo[line] = parsed
+        if parsed is _CUT:
+            problems.append(Problem(lineno, CUT_MESSAGE, "info"))
+        elif isinstance(parsed, str):
+            problems.append(Problem(lineno, parsed))
+        else:
+            yield Record(lineno, offset, len(line), parsed)
 
 
 def _parse(line: str, *, last: bool) -> Any:
@@ -113,9 +116,6 @@ def make_unit(
     return Unit(0, start, end, body, None, False, role, kind, effort_used, record.line)
 
 
-Reader = Callable[[list[Record], list[Problem]], list[Unit]]
-
-
 class JsonlFormat:
     """A JSON Lines format: subclasses give `name`, `label`, `detect` and `read`."""
 
@@ -123,11 +123,25 @@ class JsonlFormat:
     label = "JSON Lines"
     comments = False
 
-    def read(self, records: list[Record], problems: list[Problem]) -> list[Unit]:
+    def read(self, records: Iterable[Record], problems: list[Problem]) -> Iterator[Unit]:
+        """The units of the records, in order (index not yet set); problems are appended."""
         raise NotImplementedError
 
-    def title(self, records: list[Record]) -> str | None:
+    def title_of(self, record: Record) -> str | None:
+        """A session title, if this record holds one."""
         return None
+
+    def stream(
+        self, lines: Iterable[Line], options: FormatOptions, problems: list[Problem]
+    ) -> Iterator[Unit]:
+        """Units one by one from lines read as they come (bounded memory for huge files)."""
+        index = 0
+        hidden = options.hide_kinds
+        for unit in self.read(iter_records(lines, problems), problems):
+            if hidden and unit.kind in hidden:
+                continue
+            index += 1
+            yield unit._replace(index=index)
 
     def split(self, text: str, options: FormatOptions) -> Split:
         return self._split(text, options, None)
@@ -140,14 +154,17 @@ class JsonlFormat:
         return self._split(text, options, memo)
 
     def _split(self, text: str, options: FormatOptions, memo: dict[str, Any] | None) -> Split:
-        from turnlens.pipeline.formats.base import reindex
-
-        records, problems, fresh = parse_lines(text, memo)
-        units = self.read(records, problems)
+        problems: list[Problem] = []
+        fresh: dict[str, Any] = dict(memo) if memo else {}
+        records = list(iter_records(text_lines(text), problems, fresh))  # the memo, refreshed
+        units: list[Unit] = []
+        hidden = options.hide_kinds
+        for unit in self.read(records, problems):
+            if not (hidden and unit.kind in hidden):
+                units.append(unit._replace(index=len(units) + 1))
         problems.sort(key=_line_of)
-        if options.hide_kinds:
-            units = [u for u in units if u.kind not in options.hide_kinds]
-        return Split(reindex(units), problems, fresh, self.title(records))
+        title = next((t for t in map(self.title_of, records) if t), None)
+        return Split(units, problems, fresh, title)
 
 
 def _line_of(problem: Problem) -> int:

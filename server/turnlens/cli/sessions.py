@@ -1,0 +1,91 @@
+"""Reading a file for `check`, `plan` and `stats`: whole when small, line by line when it is a
+large JSON Lines session (bounded memory however long the session)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from turnlens.cli.common import UsageError, decode, read_path, warn_invalid_utf8
+from turnlens.pipeline.analyze import UnitResult, analyze, analyze_stream, can_stream
+from turnlens.pipeline.formats import DETECT_HEAD, Problem, resolve
+from turnlens.pipeline.formats.jsonl import Line
+from turnlens.pipeline.profile import Profile
+
+STREAM_MIN_BYTES = 8 * 1024 * 1024
+_KEEP_OFFSETS = 4096
+
+
+@dataclass(slots=True)
+class FileAnalysis:
+    """One file's results, as a list (read whole) or an iterator (streamed)."""
+
+    format: str
+    results: Iterator[UnitResult]
+    problems: list[Problem]
+    text: str | None = None  # the whole document, when it was read whole
+    line_offsets: dict[int, int] = field(default_factory=dict)  # recent lines, when streamed
+    title: str | None = None
+
+    def position(self, result: UnitResult) -> tuple[int, int]:
+        """1-based line and column (in code points) of where a unit's text starts."""
+        unit = result.unit
+        anchor = unit.content_start
+        if self.text is not None:
+            line = self.text.count("\n", 0, anchor) + 1
+            return line, anchor - (self.text.rfind("\n", 0, anchor) + 1) + 1
+        start = self.line_offsets.get(unit.line, anchor)
+        return unit.line, anchor - start + 1
+
+
+def analyze_file(path: Path, profile: Profile) -> FileAnalysis:
+    """Analyse one file; raises UsageError when unreadable, NotATranscript when refused."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise UsageError(f"turnlens: {path}: {exc.strerror or exc}") from None
+    if size >= STREAM_MIN_BYTES and path.is_file():
+        with path.open("rb") as f:
+            head = decode(f.read(DETECT_HEAD), str(path), quiet=True)
+        fmt = resolve(profile.format, str(path), head)
+        if can_stream(fmt):
+            problems: list[Problem] = []
+            offsets: dict[int, int] = {}
+            lines = _file_lines(path, offsets)
+            results = analyze_stream(lines, fmt, profile, problems)
+            return FileAnalysis(fmt.name, results, problems, None, offsets)
+    text = read_path(path)
+    analyzed = analyze(text, profile, path=str(path))
+    return FileAnalysis(
+        analyzed.format, iter(analyzed.results), list(analyzed.problems), text, title=analyzed.title
+    )
+
+
+def _file_lines(path: Path, offsets: dict[int, int]) -> Iterator[Line]:
+    """Non-blank lines with their character offsets, one line of look-ahead to know the last."""
+    pending: Line | None = None
+    pos = 0
+    bad = False
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", errors="replace")
+                bad = True
+            start = pos
+            pos += len(line)
+            body = line.rstrip("\r\n")
+            if not body.strip():
+                continue
+            if len(offsets) > _KEEP_OFFSETS:
+                offsets.clear()
+            offsets[number] = start
+            if pending is not None:
+                yield pending
+            pending = (number, start, body, False)
+    if pending is not None:
+        yield (*pending[:3], True)
+    if bad:
+        warn_invalid_utf8(str(path))

@@ -1,0 +1,151 @@
+"""`turnlens stats`: what whole sessions are — classes, roles, frozen share, plan savings, efforts."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from turnlens.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_format_arg,
+    load_rules,
+    make_profile,
+    report_problems,
+)
+
+if TYPE_CHECKING:
+    from turnlens.pipeline.stats import SessionStats
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "stats",
+        help="per-session and total figures: classes, roles, frozen share, plan savings, efforts",
+        description="Read session files (any supported format; folders are walked as by `check`) and "
+        "print, per session and in total: units by class and role, the share of tokens that is "
+        "frozen, what the SE-029 plan would save, the routed effort mix, and routed against used "
+        "effort where the file records it.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    p.add_argument("--rules", metavar="NAME|PATH", help="rule pack or rules file (as for classify)")
+    p.add_argument(
+        "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
+    )
+    add_format_arg(p)
+    p.set_defaults(func=run)
+
+
+def collect_stats(args: argparse.Namespace) -> tuple[list[SessionStats], SessionStats]:
+    """Every readable session's figures and their total; problems are said on stderr."""
+    from turnlens.cli.check import collect
+    from turnlens.cli.sessions import analyze_file
+    from turnlens.pipeline.analyze import NotATranscript
+    from turnlens.pipeline.stats import StatsBuilder, total
+
+    files = collect(args.paths)
+    if not files:
+        raise UsageError(f"turnlens stats: no session files in {', '.join(args.paths)}")
+    pack = load_rules(args.rules, files[0] if len(files) == 1 else None)
+    profile = make_profile(args, pack, "turnlens stats")
+    sessions: list[SessionStats] = []
+    for path in files:
+        try:
+            fa = analyze_file(path, profile)
+            builder = StatsBuilder(str(path), fa.format)
+            for result in fa.results:
+                builder.add(result)
+        except UsageError as exc:
+            print(f"turnlens: warning: {exc}", file=sys.stderr)
+            continue
+        except NotATranscript as exc:
+            print(f"turnlens: warning: {path}: {exc}; skipped", file=sys.stderr)
+            continue
+        report_problems(path, fa.problems)
+        sessions.append(builder.finish(len(fa.problems)))
+    return sessions, total(sessions)
+
+
+def run(args: argparse.Namespace) -> int:
+    sessions, overall = collect_stats(args)
+    if args.format == "json":
+        out = {"sessions": [s.to_json() for s in sessions], "total": overall.to_json()}
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+    elif args.format == "csv":
+        _csv([*sessions, overall])
+    else:
+        for s in sessions:
+            print(_text(s))
+            print()
+        if len(sessions) != 1:
+            print(_text(overall))
+    return EXIT_OK
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def _text(s: SessionStats) -> str:
+    data = s.to_json()
+    head = s.path if s.path != "(total)" else f"total: {s.sessions} sessions"
+    fmt = f" ({s.format})" if s.format else ""
+    lines = [f"{head}{fmt}: {s.units} units, {s.tokens} tokens"]
+    classes = ", ".join(f"{c} {n}" for c, n in data["by_class"].items() if n)
+    lines.append(f"  classes   {classes or '–'}")
+    roles = ", ".join(f"{r} {n}" for r, n in data["by_role"].items())
+    lines.append(f"  roles     {roles or '–'}")
+    lines.append(
+        f"  frozen    {s.frozen_tokens} of {s.tokens} tokens ({_pct(s.frozen_share)}); "
+        f"partly frozen {s.partial_tokens}"
+    )
+    lines.append(
+        f"  plan      {s.tokens} → {s.plan_tokens} tokens, saves {s.saved_tokens} ({_pct(s.saved_share)})"
+    )
+    mix = ", ".join(f"{e} {n}" for e, n in data["effort_mix"].items())
+    lines.append(f"  efforts   {s.prompts} prompts routed: {mix or '–'}")
+    if data["effort_agreement"] is not None:
+        pairs = ", ".join(f"{p['routed']}/{p['used']} {p['count']}" for p in data["effort_routed_vs_used"])
+        lines.append(f"  used      routed/used: {pairs}; agree {_pct(data['effort_agreement'])}")
+    return "\n".join(lines)
+
+
+_CSV_FIELDS = (
+    "path",
+    "format",
+    "sessions",
+    "units",
+    "words",
+    "tokens",
+    "frozen_tokens",
+    "frozen_share",
+    "partial_tokens",
+    "plan_tokens",
+    "saved_tokens",
+    "saved_share",
+    "prompts",
+    "effort_agreement",
+    "problems",
+)
+
+
+def _csv(rows: list[SessionStats]) -> None:
+    from turnlens.core.classes import CLASS_NAMES
+    from turnlens.pipeline.stats import EFFORT_ORDER
+
+    header = [*_CSV_FIELDS, *(f"class_{c}" for c in CLASS_NAMES), *(f"effort_{e}" for e in EFFORT_ORDER)]
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(header)
+    for s in rows:
+        data: dict[str, Any] = s.to_json()
+        row = [data[f] for f in _CSV_FIELDS]
+        row += [data["by_class"][c] for c in CLASS_NAMES]
+        row += [s.effort_mix.get(e, 0) for e in EFFORT_ORDER]
+        writer.writerow(["" if v is None else v for v in row])
+
+
+__all__ = ["collect_stats", "register", "run"]
