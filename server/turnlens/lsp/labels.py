@@ -26,8 +26,25 @@ def class_text(c: Classification) -> str:
     return f"{c.task_class} · ≤{c.max_ratio}:1 · {frozen_word(c)}{pinned}"
 
 
+def routed(route: Route) -> bool:
+    """False for messages the router does not look at (replies, tool results…)."""
+    return route.source != "role"
+
+
+def who(r: UnitResult) -> str:
+    """`user prompt`, `tool result`…: where a session message comes from (empty for plain text)."""
+    unit = r.unit
+    if unit.role is None:
+        return ""
+    kind = (unit.kind or "").replace("_", " ")
+    return kind if kind.startswith(unit.role) else f"{unit.role} {kind}".strip()
+
+
 def diagnostic_message(r: UnitResult) -> str:
-    return f"{class_text(r.classification)} · {route_text(r.route)}"
+    head = class_text(r.classification)
+    if not routed(r.route):
+        return f"{head} · {who(r)}" if who(r) else head
+    return f"{head} · {route_text(r.route)}"
 
 
 def lens_class_title(c: Classification) -> str:
@@ -43,14 +60,21 @@ def lens_route_title(route: Route) -> str:
 
 def inlay_label(r: UnitResult) -> str:
     c = r.classification
+    if not routed(r.route):
+        return f"{c.task_class} ≤{c.max_ratio}:1"
     effort = r.route.effort or "–"
     return f"{c.task_class} ≤{c.max_ratio}:1 · {effort}"
 
 
 def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
-    """Scores, the rules that fired (document line numbers), and the route's reason."""
+    """Scores, the rules that fired (document line numbers), and the route's reason.
+
+    `first_line` is 0 for a message decoded from JSON: lines are then counted in the message.
+    """
     c, route, unit = r.classification, r.route, r.unit
     turn = f"turn {unit.index} of {n_units}" if n_units > 1 else "prompt"
+    if who(r):
+        turn = f"{who(r)} {unit.index} of {n_units}"
     out = [
         f"**TurnLens** · {turn}: **{c.task_class}** — compress ≤{c.max_ratio}:1, "
         f"{frozen_word(c)} (`{c.verdict}`){' · pinned by a directive' if c.pinned else ''}",
@@ -67,17 +91,24 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
         out.append("")
         out.append("Rules that fired:")
         for s in c.signals:
-            where = f"line {first_line + s.line - 1}: `{_code(s.text)}`" if s.line else s.description
+            where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else s.description
             out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
     elif all(v <= 0 for v in c.scores.values()):
         out.append("")
         out.append("No rule fired: short text counts as chitchat, longer text as context.")
     out.append("")
+    if not routed(route):
+        out.append(f"**Route:** none — {route.reason}")
+        return "\n".join(out)
     out.append(f"**Route:** {route_text(route)} — {route.reason}")
     for s in route.signals:
-        where = f"line {first_line + s.line - 1}: `{_code(s.text)}`" if s.line else s.description
+        where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else s.description
         out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
     return "\n".join(out)
+
+
+def _line(first_line: int, line: int) -> str:
+    return f"line {first_line + line - 1}" if first_line else f"message line {line}"
 
 
 def _count(n: int, noun: str) -> str:

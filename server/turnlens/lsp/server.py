@@ -312,7 +312,11 @@ class TurnLensServer(LanguageServer):
                 analyzed = state.cache.analyze(text, profile, route_fn, edits, state.path)
             except NotATranscript as exc:
                 state.cache.clear()
-                analyzed = Analyzed(settings.format, (), (Problem(0, str(exc)),))
+                # auto-detection refusing a JSON file is no news; a format the user chose is
+                shown = (Problem(1, str(exc)),) if settings.format != "auto" else ()
+                if not shown:
+                    log.info("%s: %s", state.doc.uri, exc)
+                analyzed = Analyzed(settings.format, (), shown)
             state.format_name = analyzed.format
             state.problems = analyzed.problems
             state.results = self._with_model_route(state, analyzed.results)

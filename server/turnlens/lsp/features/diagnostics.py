@@ -43,6 +43,8 @@ class _Fragment:
             "code": r.classification.task_class,
         }
         data = {**r.classification.to_json(), "route": route}
+        if r.unit.role is not None:
+            data.update(role=r.unit.role, kind=r.unit.kind)
         # the members after "range", up to (not including) the closing brace of `data`,
         # so the turn number can follow
         self.body = json.dumps(body)[1:-1] + ',"data":' + json.dumps(data)[:-1]
@@ -91,6 +93,7 @@ def fragments(state: DocState) -> list[str]:
     fresh: dict[tuple[int, int], _Fragment] = {}
     out = []
     line_of = doc.line_of
+    text = doc.text
     for r in state.results:
         unit = r.unit
         if unit.ignored:
@@ -101,12 +104,53 @@ def fragments(state: DocState) -> list[str]:
         if frag is None or frag.result.classification is not r.classification:
             frag = _Fragment(r, severity, doc)
         fresh[key] = frag
-        line = line_of(unit.start) + frag.rel_line
+        if unit.start and text[unit.start - 1] not in "\n\r":
+            # a message inside a line (a JSON string): its own span on that line
+            first_end = _LINE_END.search(text, unit.start, unit.end)
+            rng = doc.range_at(unit.content_start, first_end.start() if first_end else unit.end)
+            start_line, start_char = rng.start.line, rng.start.character
+            end_line, end_char = rng.end.line, rng.end.character
+        else:
+            start_line = end_line = line_of(unit.start) + frag.rel_line
+            start_char, end_char = frag.start_char, frag.end_char
         out.append(
-            f'{{"range":{{"start":{{"line":{line},"character":{frag.start_char}}},'
-            f'"end":{{"line":{line},"character":{frag.end_char}}}}},{frag.body},"turn":{unit.index}}}}}'
+            f'{{"range":{{"start":{{"line":{start_line},"character":{start_char}}},'
+            f'"end":{{"line":{end_line},"character":{end_char}}}}},{frag.body},"turn":{unit.index}}}}}'
         )
     state.payloads = fresh
+    out.extend(_problems(state))
+    return out
+
+
+_PROBLEM_SEVERITY = {
+    "warning": types.DiagnosticSeverity.Warning.value,
+    "info": types.DiagnosticSeverity.Information.value,
+}
+
+
+def _problems(state: DocState) -> list[str]:
+    """What the format's reader passed over (a bad line, a cut last line), on its line."""
+    doc = state.doc
+    out = []
+    for problem in state.problems:
+        line = max(0, problem.line - 1)
+        if line >= len(doc.line_starts()):
+            continue
+        end = doc.line_end_position(line)
+        out.append(
+            json.dumps(
+                {
+                    "range": {
+                        "start": {"line": line, "character": 0},
+                        "end": {"line": end.line, "character": end.character},
+                    },
+                    "message": f"TurnLens: {problem.message}",
+                    "severity": _PROBLEM_SEVERITY.get(problem.severity, 2),
+                    "source": "turnlens",
+                    "code": "format",
+                }
+            )
+        )
     return out
 
 

@@ -23,7 +23,9 @@ def register(server: TurnLensServer) -> None:
         if result is None or result.unit.ignored:
             return None
         result = ls.explained(state, result)
-        first_line = doc.position_at(result.unit.start).line + 1
+        unit = result.unit
+        verbatim = unit.end - unit.start == len(unit.text)
+        first_line = doc.position_at(unit.start).line + 1 if verbatim else 0
         n_units = sum(1 for r in results if not r.unit.ignored)
         return types.Hover(
             contents=types.MarkupContent(

@@ -1,0 +1,126 @@
+"""Session files in the editor: a diagnostic on each message's own text inside the JSON."""
+
+from __future__ import annotations
+
+import json
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from turnlens.pipeline.analyze import UnitCache
+from turnlens.pipeline.profile import Profile
+
+from .conftest import change_doc, open_doc, rng, wait_diagnostics
+
+URI = "file:///work/.claude/projects/demo/session.jsonl"
+
+PROMPT = 'Fix the "login" redirect — café 😀\nit loops after SSO'
+REPLY = "Found it: `next` is not validated.\n\n```python\nreturn redirect(next)\n```"
+RESULT = 'Traceback (most recent call last):\n  File "auth.py", line 12\nValueError: bad "next"'
+
+
+def _line(obj: dict[str, object], *, ascii_only: bool) -> str:
+    return json.dumps(obj, ensure_ascii=ascii_only)
+
+
+def session() -> str:
+    """Three messages; the prompt is written with \\u escapes (emoji as a surrogate pair)."""
+    lines = [
+        _line(
+            {"type": "user", "message": {"role": "user", "content": PROMPT}, "uuid": "u1", "sessionId": "s"},
+            ascii_only=True,
+        ),
+        _line(
+            {
+                "type": "assistant",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": REPLY}]},
+                "uuid": "u2",
+                "sessionId": "s",
+            },
+            ascii_only=False,
+        ),
+        _line(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "t", "content": RESULT}],
+                },
+                "uuid": "u3",
+                "sessionId": "s",
+            },
+            ascii_only=False,
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _utf16(s: str) -> int:
+    return len(s.encode("utf-16-le")) // 2
+
+
+def expected_range(doc: str, value: str, *, ascii_only: bool) -> types.Range:
+    """Where the literal of `value` sits: from its first character to its first escaped line break."""
+    literal = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+    start = doc.index(literal)
+    line = doc.count("\n", 0, start)
+    col = start - (doc.rfind("\n", 0, start) + 1)
+    line_text = doc.split("\n")[line]
+    return rng((line, _utf16(line_text[:col])), (line, _utf16(line_text[: col + len(literal)])))
+
+
+async def test_each_message_gets_a_diagnostic_on_its_escaped_text(client: LanguageClient) -> None:
+    doc = session()
+    open_doc(client, URI, doc, language="jsonl")
+    diags = await wait_diagnostics(client, URI, version=1)
+    assert [(d.data["role"], d.data["kind"]) for d in diags] == [
+        ("user", "prompt"),
+        ("assistant", "reply"),
+        ("tool", "tool_result"),
+    ]
+    # the whole literal is on one document line: the range covers it, escapes and all
+    assert diags[0].range == expected_range(doc, PROMPT, ascii_only=True)
+    assert diags[1].range == expected_range(doc, REPLY, ascii_only=False)
+    assert diags[2].range == expected_range(doc, RESULT, ascii_only=False)
+    assert diags[2].data["class"] == "code"
+    # only the user's prompt is routed
+    assert diags[0].data["route"]["source"] != "role"
+    assert [d.data["route"]["source"] for d in diags[1:]] == ["role", "role"]
+
+
+async def test_an_edit_inside_one_message_relabels_that_message(client: LanguageClient) -> None:
+    doc = session()
+    open_doc(client, URI, doc, language="jsonl")
+    before = await wait_diagnostics(client, URI, version=1)
+    # replace the tool result's first word inside the JSON string with a review verdict
+    line = doc.split("\n")[2]
+    col = line.index("Traceback")
+    change_doc(client, URI, 2, "FAIL: 3 checks broken.", rng((2, col), (2, col + len("Traceback"))))
+    after = await wait_diagnostics(client, URI, version=2)
+    assert [d.range for d in after[:2]] == [d.range for d in before[:2]]
+    assert [d.data for d in after[:2]] == [d.data for d in before[:2]]
+    assert after[2].data["words"] != before[2].data["words"]
+
+
+async def test_a_cut_last_line_is_a_note_not_an_error(client: LanguageClient) -> None:
+    doc = session() + '{"type": "user", "message": {"role": "user", "content": "half wri'
+    open_doc(client, URI, doc, language="jsonl")
+    diags = await wait_diagnostics(client, URI, version=1)
+    notes = [d for d in diags if d.code == "format"]
+    assert len(notes) == 1 and notes[0].range.start.line == 3
+    assert notes[0].severity == types.DiagnosticSeverity.Information
+    assert "incomplete" in notes[0].message
+    assert len(diags) == 4
+
+
+def test_only_the_edited_message_is_scored_again() -> None:
+    doc = session()
+    cache = UnitCache()
+    profile = Profile()
+    first = cache.analyze(doc, profile, path=URI)
+    misses = cache.misses
+    edited = doc.replace("Traceback (most", "Traceback (least", 1)
+    prefix = doc.index("Traceback (most") + len("Traceback (")
+    second = cache.analyze(edited, profile, edit=(prefix, len(doc) - prefix - len("most")), path=URI)
+    assert cache.misses - misses == 1
+    assert [r.classification for r in second.results[:2]] == [r.classification for r in first.results[:2]]
