@@ -20,6 +20,10 @@ export const DEFAULT_SELECTOR: readonly string[] = [
   '**/*.chat.md',
   '**/CLAUDE.md',
   '**/AGENTS.md',
+  // session files of coding agents and chat exports (the server stays silent on other JSON)
+  '**/*.jsonl',
+  '**/conversations.json',
+  '**/.gemini/**/*.json',
 ];
 
 /** Where TurnLens works: files on disk and unsaved editors (not git diffs, output panes, …). */

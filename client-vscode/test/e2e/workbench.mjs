@@ -5,8 +5,8 @@ import { exampleSession, saveArtifact, serverPython } from './harness.mjs';
 
 
 const CLASS_WORDS = '(decision|spec|code|review|context|chitchat)';
-export const INLAY_RE = new RegExp(`^${CLASS_WORDS} ≤\\d+:1 · \\S+$`);
-export const LENS_RE = new RegExp(`^${CLASS_WORDS} · ≤\\d+:1 · `);
+export const INLAY_RE = new RegExp(`^${CLASS_WORDS}\\?? ≤\\d+:1(?: · \\S+)?$`);
+export const LENS_RE = new RegExp(`^${CLASS_WORDS}\\?? · ≤\\d+:1 · `);
 const nbsp = (text) => text.replace(/\u00a0/g, ' ').trim();
 
 export function editor(page) {

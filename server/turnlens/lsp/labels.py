@@ -51,7 +51,9 @@ def lens_class_title(c: Classification) -> str:
     return f"{class_text(c)} ({c.verdict})"
 
 
-def lens_route_title(route: Route) -> str:
+def lens_route_title(route: Route, r: UnitResult | None = None) -> str:
+    if not routed(route):
+        return (who(r) if r is not None else "") or "not routed"
     if route.effort:
         phase = f" · {route.phase}" if route.phase else ""
         return f"effort {route.effort}{phase} · {route.source}"

@@ -176,6 +176,9 @@ _CLIENT_LEAVES: dict[str, dict[str, Any]] = {
             "**/*.chat.md",
             "**/CLAUDE.md",
             "**/AGENTS.md",
+            "**/*.jsonl",
+            "**/conversations.json",
+            "**/.gemini/**/*.json",
         ],
         "x-scope": "window",
         "markdownDescription": "Documents TurnLens analyses: language ids, or glob patterns of file paths. "

@@ -45,12 +45,15 @@ def build(state: DocState) -> list[Json]:
                 "command": {"title": title, "command": "turnlens.plan", "arguments": [{"uri": doc.uri}]},
             }
         )
-    titles: dict[tuple[int, int], tuple[str, str]] = {}
+    titles: dict[tuple[int, int, str | None, str | None], tuple[str, str]] = {}
     for r in live:
-        key = (id(r.classification), id(r.route))
+        key = (id(r.classification), id(r.route), r.unit.role, r.unit.kind)
         pair = titles.get(key)
         if pair is None:
-            pair = titles[key] = (labels.lens_class_title(r.classification), labels.lens_route_title(r.route))
+            pair = titles[key] = (
+                labels.lens_class_title(r.classification),
+                labels.lens_route_title(r.route, r),
+            )
         start = _pos(doc.position_at(r.unit.content_start))
         at = {"start": start, "end": start}
         arg = {
