@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -17,6 +18,17 @@ URI = "file:///work/.claude/projects/demo/session.jsonl"
 PROMPT = 'Fix the "login" redirect — café 😀\nit loops after SSO'
 REPLY = "Found it: `next` is not validated.\n\n```python\nreturn redirect(next)\n```"
 RESULT = 'Traceback (most recent call last):\n  File "auth.py", line 12\nValueError: bad "next"'
+
+
+def plain(value: Any) -> Any:
+    """A JSON answer as dicts and lists (the client may hand back named tuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
 
 
 def _line(obj: dict[str, object], *, ascii_only: bool) -> str:
@@ -124,3 +136,39 @@ def test_only_the_edited_message_is_scored_again() -> None:
     second = cache.analyze(edited, profile, edit=(prefix, len(doc) - prefix - len("most")), path=URI)
     assert cache.misses - misses == 1
     assert [r.classification for r in second.results[:2]] == [r.classification for r in first.results[:2]]
+
+
+async def test_session_map_request_gives_each_message_with_its_range(client: LanguageClient) -> None:
+    doc = session()
+    open_doc(client, URI, doc, language="jsonl")
+    diags = await wait_diagnostics(client, URI, version=1)
+    answer = plain(
+        await client.protocol.send_request_async("turnlens/sessionMap", {"uri": URI, "budget": 10})
+    )
+    data = answer["map"]
+    units = data["units"]
+    assert len(units) == len(diags) == 3
+    assert [u["role"] for u in units] == ["user", "assistant", "tool"]
+    # the test client turns JSON objects into named tuples, which rename the keyword `class`
+    assert [u.get("class", u.get("_3")) for u in units] == [d.data["class"] for d in diags]
+    # the unit's range spans its whole string literal; the diagnostic its first line
+    first = units[0]["range"]
+    assert (first["start"]["line"], first["start"]["character"]) == (
+        diags[0].range.start.line,
+        diags[0].range.start.character,
+    )
+    assert data["plan"]["verdict"] in ("FITS", "OVERFLOW")
+
+
+async def test_session_map_command_writes_a_page(client: LanguageClient, tmp_path: object) -> None:
+    doc = session()
+    open_doc(client, URI, doc, language="jsonl")
+    await wait_diagnostics(client, URI, version=1)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="turnlens.sessionMap", arguments=[{"uri": URI}])
+    )
+    from pathlib import Path
+
+    result = plain(result)
+    page = Path(result["path"]).read_text(encoding="utf-8")
+    assert result["units"] == 3 and "turnlens-data" in page and "Content-Security-Policy" in page

@@ -6,6 +6,7 @@ import argparse
 import csv
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnlens.cli.common import (
@@ -18,6 +19,7 @@ from turnlens.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from turnlens.pipeline.analyze import UnitResult
     from turnlens.pipeline.stats import SessionStats
 
 
@@ -36,15 +38,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
     )
+    p.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write the session map: one self-contained HTML page (no network) for all the files",
+    )
+    p.add_argument(
+        "--budget",
+        metavar="N",
+        type=int,
+        default=0,
+        help="token budget drawn on the session map's plan (0: none)",
+    )
     add_format_arg(p)
     p.set_defaults(func=run)
 
 
-def collect_stats(args: argparse.Namespace) -> tuple[list[SessionStats], SessionStats]:
-    """Every readable session's figures and their total; problems are said on stderr."""
+def collect_stats(
+    args: argparse.Namespace, maps: list[dict[str, Any]] | None = None
+) -> tuple[list[SessionStats], SessionStats]:
+    """Every readable session's figures and their total; problems are said on stderr.
+    With `maps`, each session's map is appended to it too."""
     from turnlens.cli.check import collect
     from turnlens.cli.sessions import analyze_file
-    from turnlens.pipeline.analyze import NotATranscript
+    from turnlens.pipeline.analyze import Analyzed, NotATranscript
+    from turnlens.pipeline.sessionmap import session_map
     from turnlens.pipeline.stats import StatsBuilder, total
 
     files = collect(args.paths)
@@ -57,8 +75,11 @@ def collect_stats(args: argparse.Namespace) -> tuple[list[SessionStats], Session
         try:
             fa = analyze_file(path, profile)
             builder = StatsBuilder(str(path), fa.format)
+            kept: list[UnitResult] | None = [] if maps is not None else None
             for result in fa.results:
                 builder.add(result)
+                if kept is not None:
+                    kept.append(result)
         except UsageError as exc:
             print(f"turnlens: warning: {exc}", file=sys.stderr)
             continue
@@ -67,11 +88,19 @@ def collect_stats(args: argparse.Namespace) -> tuple[list[SessionStats], Session
             continue
         report_problems(path, fa.problems)
         sessions.append(builder.finish(len(fa.problems)))
+        if maps is not None and kept is not None:
+            analyzed = Analyzed(fa.format, tuple(kept), tuple(fa.problems), fa.title)
+            maps.append(session_map(analyzed, fa.text, path=str(path), budget=args.budget, pack=pack))
     return sessions, total(sessions)
 
 
 def run(args: argparse.Namespace) -> int:
-    sessions, overall = collect_stats(args)
+    if args.budget < 0:
+        raise UsageError(f"turnlens stats: --budget must be ≥ 0, got {args.budget}")
+    maps: list[dict[str, Any]] | None = [] if args.html else None
+    sessions, overall = collect_stats(args, maps)
+    if args.html and maps is not None:
+        write_report(Path(args.html), maps)
     if args.format == "json":
         out = {"sessions": [s.to_json() for s in sessions], "total": overall.to_json()}
         print(json.dumps(out, ensure_ascii=False, indent=1))
@@ -84,6 +113,16 @@ def run(args: argparse.Namespace) -> int:
         if len(sessions) != 1:
             print(_text(overall))
     return EXIT_OK
+
+
+def write_report(out: Path, maps: list[dict[str, Any]]) -> None:
+    from turnlens.report import render_html
+
+    try:
+        out.write_text(render_html(maps), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"turnlens stats: --html {out}: {exc.strerror or exc}") from None
+    print(f"turnlens: session map written to {out}", file=sys.stderr)
 
 
 def _pct(x: float) -> str:

@@ -32,6 +32,7 @@ class DocState:
     results: tuple[UnitResult, ...] = ()
     problems: tuple[Problem, ...] = ()
     format_name: str = "turns"
+    title: str | None = None
     analyzed_version: int | None = None
     analyzed_text: str = ""
     too_large: bool = False

@@ -318,6 +318,7 @@ class TurnLensServer(LanguageServer):
                     log.info("%s: %s", state.doc.uri, exc)
                 analyzed = Analyzed(settings.format, (), shown)
             state.format_name = analyzed.format
+            state.title = analyzed.title
             state.problems = analyzed.problems
             state.results = self._with_model_route(state, analyzed.results)
             if state.cache.misses - misses > TRIM_AFTER_UNITS:

@@ -17,6 +17,7 @@ def register_all(server: TurnLensServer) -> None:
         diagnostics,
         hover,
         inlay_hints,
+        session_map,
         status,
         sync,
     )
@@ -31,5 +32,6 @@ def register_all(server: TurnLensServer) -> None:
         hover,
         commands,
         code_actions,
+        session_map,
     ):
         module.register(server)

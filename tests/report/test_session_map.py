@@ -1,0 +1,131 @@
+"""The session map page, rendered by a real headless Chromium: its marks and totals must say
+what `turnlens check` and `turnlens stats` say about the same file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from turnlens.pipeline.analyze import analyze
+from turnlens.pipeline.formats import NotATranscript
+from turnlens.pipeline.profile import Profile
+from turnlens.pipeline.sessionmap import session_map
+from turnlens.report import render_html
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)"
+)
+
+
+def session_files() -> list[Path]:
+    """One file per format: the bundled examples and the format fixtures."""
+    candidates = sorted((ROOT / "docs" / "examples").glob("*.*"))
+    fixtures = ROOT / "tests" / "formats" / "fixtures"
+    if fixtures.is_dir():
+        candidates += sorted(p for p in fixtures.rglob("*") if p.is_file())
+    seen: dict[str, Path] = {}
+    for path in candidates:
+        try:
+            text = path.read_text(encoding="utf-8")
+            fmt = analyze(text, Profile(), path=str(path)).format
+        except (NotATranscript, UnicodeDecodeError, ValueError):
+            continue
+        seen.setdefault(fmt, path)
+    return list(seen.values())
+
+
+class _Marks(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.marks: list[dict[str, str | None]] = []
+        self.ids: dict[str, str] = {}
+        self._in: str | None = None
+        self.body: dict[str, str | None] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "body":
+            self.body = a
+        if tag == "rect" and "mark" in (a.get("class") or "").split():
+            self.marks.append(a)
+        if a.get("id", "") and (a["id"] or "").startswith("t-"):
+            self._in = a["id"]
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self.ids[self._in] = data.strip()
+            self._in = None
+
+
+def render_dom(html: Path) -> _Marks:
+    assert CHROMIUM is not None
+    out = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={html.parent / 'chromium'}",
+            "--dump-dom",
+            html.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    parser = _Marks()
+    parser.feed(out)
+    return parser
+
+
+def turnlens(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "turnlens", *args], capture_output=True, text=True, check=False
+    )
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", session_files(), ids=lambda p: p.name)
+def test_rendered_marks_and_totals_match_check_and_stats(path: Path, tmp_path: Path) -> None:
+    html = tmp_path / "map.html"
+    stats = turnlens("stats", str(path), "--format", "json", "--html", str(html))
+    assert stats.returncode == 0, stats.stderr
+    total = json.loads(stats.stdout)["sessions"][0]
+    check = json.loads(turnlens("check", str(path), "--format", "json").stdout)
+    dom = render_dom(html)
+    assert dom.body.get("data-ready") == "1"
+    assert len(dom.marks) == total["units"] == len(check)
+    assert [m["data-class"] for m in dom.marks] == [item["class"] for item in check]
+    assert [m["data-frozen"] for m in dom.marks] == [item["frozen"] for item in check]
+    assert [m["data-role"] for m in dom.marks] == [item["role"] or "text" for item in check]
+    assert dom.ids["t-units"] == f"{total['units']:,}"
+    assert dom.ids["t-tokens"] == f"{total['tokens']:,}"
+    assert dom.ids["t-prompts"] == f"{total['prompts']:,}"
+    assert dom.ids["t-frozen"] == f"{100 * total['frozen_share']:.1f} %"
+
+
+def test_the_page_is_self_contained_and_escapes_what_it_embeds() -> None:
+    text = (ROOT / "docs" / "examples" / "session.md").read_text(encoding="utf-8")
+    text += "\n---TURN---\n</script><script>alert(1)</script> <img src=x onerror=alert(2)>\n"
+    analyzed = analyze(text, Profile())
+    page = render_html([session_map(analyzed, text, path="x.md")])
+    assert "http://" not in page and "https://" not in page.replace(
+        "https://json-schema.org", ""
+    )  # no remote resource
+    assert "<script>alert(1)" not in page and "<img" not in page
+    assert page.count("<script") == 2  # the data block and the one nonce'd script
+    csp = page.split('Content-Security-Policy" content="', 1)[1].split('"', 1)[0]
+    assert "default-src 'none'" in csp and "unsafe-inline" not in csp
