@@ -36,6 +36,14 @@ AUTO = "auto"
 _REGISTRY: dict[str, str] = {
     "turns": "turnlens.pipeline.formats.turns:TURNS",
     "claude-code": "turnlens.pipeline.formats.claude_code:CLAUDE_CODE",
+    # session files and exports that are JSON (one document) or JSON Lines
+    "codex": "turnlens.pipeline.formats.codex:CODEX",
+    "gemini": "turnlens.pipeline.formats.gemini:GEMINI",
+    "gemini-jsonl": "turnlens.pipeline.formats.gemini:GEMINI_JSONL",
+    "chatgpt": "turnlens.pipeline.formats.chatgpt:CHATGPT",
+    "openai": "turnlens.pipeline.formats.openai:OPENAI",
+    "openai-jsonl": "turnlens.pipeline.formats.openai:OPENAI_JSONL",
+    "anthropic": "turnlens.pipeline.formats.anthropic:ANTHROPIC",
 }
 
 DETECT_HEAD = 64 * 1024
