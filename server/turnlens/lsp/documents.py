@@ -60,9 +60,11 @@ class DocState:
     def unit_at(self, offset: int) -> UnitResult | None:
         """The unit whose range holds `offset` (or the nearest one before it)."""
         i = bisect_right(self.results, offset, key=_unit_start) - 1
-        if i >= 0 and offset <= self.results[i].unit.end:
+        if i >= 0 and self.results[i].unit.start <= offset <= self.results[i].unit.end:
             return self.results[i]
-        return None
+        # units come in reading order, which is not always document order (a ChatGPT export's
+        # active branch, a Gemini message rewritten later in its log): look at each then
+        return next((r for r in self.results if r.unit.start <= offset <= r.unit.end), None)
 
 
 def _unit_start(result: UnitResult) -> int:

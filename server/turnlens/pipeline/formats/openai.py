@@ -58,8 +58,13 @@ def is_message(obj: Any) -> bool:
 
 
 def is_messages(value: Any) -> bool:
-    """A non-empty list whose items are chat messages."""
-    return isinstance(value, list) and bool(value) and all(is_message(m) for m in value)
+    """A non-empty list of objects with a `role`, chat messages among them (an unknown role is
+    reported when read, not a reason to refuse the document)."""
+    return (
+        isinstance(value, list)
+        and any(is_message(m) for m in value)
+        and all(isinstance(m, dict) and plain(m.get("role")) is not None for m in value)
+    )
 
 
 def _content_values(content: Any) -> Iterator[Any]:
