@@ -219,7 +219,8 @@ class GeminiFormat(JsonDocFormat):
                 return doc.unit(value, role, kind, text=text)
 
             def report(key: str, message: str, msg: Any = msg) -> None:
-                doc.once(key, offset_of(msg), message)
+                where = msg.get("type") if isinstance(msg, dict) else msg
+                doc.once(key, offset_of(where), message)
 
             yield from message_units(msg, make, report)
 

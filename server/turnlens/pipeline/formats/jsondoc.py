@@ -99,7 +99,10 @@ def parse(text: str, doc: Doc) -> Any:
         line = getattr(exc, "lineno", 0)
         if "\0" in text:
             message = "binary data, not JSON; nothing read"
-        elif isinstance(exc, json.JSONDecodeError) and exc.pos >= len(text.rstrip()):
+        elif isinstance(exc, json.JSONDecodeError) and (
+            exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        ):
+            line = text.rstrip().count("\n") + 1  # where the text stops
             message = "the document ends early (still being written?); nothing read"
         else:
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "parse error"

@@ -1,0 +1,152 @@
+"""Codex CLI rollouts: roles, kinds, prompts counted once, the effort each turn ran with."""
+
+from __future__ import annotations
+
+import json
+
+from tests.formats.conftest import check_spans, read
+from turnlens.pipeline.formats import FormatOptions, get_format
+
+MODERN = "codex/rollout-2026-*.jsonl"
+LEGACY = "codex/rollout-2025-*.jsonl"
+
+
+def test_units_roles_and_kinds_of_a_rollout() -> None:
+    r = read(MODERN, "codex")
+    assert r.shape() == [
+        ("system", "system"),  # developer message (permissions)
+        ("system", "system"),  # <environment_context>, not typed by the user
+        ("user", "prompt"),
+        ("assistant", "thinking"),
+        ("assistant", "tool_call"),
+        ("tool", "tool_result"),
+        ("assistant", "reply"),
+        ("user", "prompt"),
+        ("assistant", "tool_call"),  # custom tool call (apply_patch)
+        ("tool", "tool_result"),
+        ("assistant", "reply"),
+        ("system", "summary"),  # compacted
+        ("user", "prompt"),
+        ("assistant", "reply"),
+    ]
+
+
+def test_prompt_reply_and_reasoning_that_arrive_twice_count_once() -> None:
+    units = read(MODERN, "codex").units
+    prompts = [u.text for u in units if u.kind == "prompt"]
+    assert prompts == [
+        "Refactor the tokenizer in src/lexer.rs and keep the public API.\n"
+        'Acceptance criteria: all tests pass, no new "unsafe" blocks.',
+        "¿Puedes añadir pruebas para la entrada vacía? 🙏",
+        "LGTM, ship it",  # written as an event first, then as a response item
+    ]
+    replies = [u.text for u in units if u.kind == "reply"]
+    assert len(replies) == len(set(replies)) == 3
+    assert [u.line for u in units if u.kind == "thinking"] == [8]
+
+
+def test_effort_used_comes_from_the_turn_context_of_its_turn() -> None:
+    units = read(MODERN, "codex").units
+    used = [(u.line, u.effort_used) for u in units if u.kind == "prompt"]
+    # turn 1 writes its turn_context after the prompt (older Codex), turn 2 before it,
+    # turn 3 after a compaction
+    assert used == [(4, "high"), (17, "medium"), (26, "low")]
+    assert all(u.effort_used is None for u in units if u.kind != "prompt")
+
+
+def test_decoded_text_and_exact_spans() -> None:
+    r = read(MODERN, "codex")
+    check_spans(
+        r,
+        anchors={
+            5: "shell",
+            6: json.loads(r.text.splitlines()[10])["payload"]["output"],
+            9: "apply_patch",
+        },
+    )
+    by_line = {u.line: u for u in r.units}
+    assert "café test is green ✅" in by_line[12].text  # \u00e9 and \u2705 in the file
+    assert by_line[10].text.startswith('shell: {"command": ["rg", "-n", "fn next_token", "src"]')
+    assert by_line[11].text == "src/lexer.rs:42:    pub fn next_token(&mut self) -> Token {\n"
+    assert by_line[19].text.startswith("apply_patch: *** Begin Patch\n*** Update File: tests/lexer.rs")
+    assert by_line[23].text.startswith("Summary so far:")
+
+
+def test_replacement_history_of_a_compaction_is_not_read_again() -> None:
+    units = read(MODERN, "codex").units
+    assert sum(u.text.startswith("Refactor the tokenizer") for u in units) == 1
+
+
+def test_unknown_line_type_is_reported_once_with_its_line() -> None:
+    problems = read(MODERN, "codex").split.problems
+    assert [(p.line, p.severity) for p in problems] == [(29, "info")]
+    assert "world_state" in problems[0].message
+
+
+def test_older_rollouts_without_the_envelope() -> None:
+    r = read(LEGACY, "codex")
+    assert r.shape() == [
+        ("user", "prompt"),
+        ("assistant", "thinking"),
+        ("assistant", "tool_call"),
+        ("tool", "tool_result"),
+        ("assistant", "reply"),
+        ("user", "prompt"),
+    ]
+    assert r.units[3].text == "def retry(fn):\n    time.sleep(delay)\n"
+    assert r.units[-1].text == "ok"
+    assert r.split.problems == []
+    check_spans(r, anchors={3: "shell", 4: json.loads(r.text.splitlines()[5])["output"]})
+
+
+def test_the_same_prompt_typed_in_two_turns_counts_twice() -> None:
+    lines = [
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "continue"}],
+            },
+        },
+        {"type": "event_msg", "payload": {"type": "user_message", "message": "continue"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Step 1 done."}],
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "continue"}],
+            },
+        },
+        {"type": "event_msg", "payload": {"type": "user_message", "message": "continue"}},
+    ]
+    text = "\n".join(json.dumps(x) for x in lines) + "\n"
+    units = get_format("codex").split(text, FormatOptions()).units
+    assert [(u.kind, u.text, u.line) for u in units] == [
+        ("prompt", "continue", 1),
+        ("reply", "Step 1 done.", 3),
+        ("prompt", "continue", 4),
+    ]
+
+
+def test_hidden_kinds_are_left_out() -> None:
+    r = read(MODERN, "codex", FormatOptions(hide_kinds=("thinking", "tool_call")))
+    assert {u.kind for u in r.units} == {"system", "prompt", "tool_result", "reply", "summary"}
+    assert [u.index for u in r.units] == list(range(1, 12))
+
+
+def test_streamed_units_equal_the_split() -> None:
+    from turnlens.pipeline.formats.jsonl import text_lines
+
+    r = read(MODERN, "codex")
+    fmt = get_format("codex")
+    streamed = list(fmt.stream(text_lines(r.text), FormatOptions(), []))  # type: ignore[attr-defined]
+    assert streamed == r.units

@@ -1,0 +1,62 @@
+"""Auto-detection: every fixture is claimed by its format (from content, and from a head only);
+JSON that is no transcript is refused with a clear message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.formats.conftest import FIXTURES, NEARMISS
+from turnlens.pipeline.formats import NotATranscript, detect
+
+EXPECTED = {
+    "anthropic/messages-refactor.json": "anthropic",
+    "chatgpt/conversations.json": "chatgpt",
+    "claude-code/3a7c9e10-5b2d-4f61-8e0a-1c2d3e4f5a6b.jsonl": "claude-code",
+    "codex/rollout-2025-05-02T14-03-11-0b8e6d2a-19c4-4f7e-8a53-6c1d2e3f4a5b.jsonl": "codex",
+    "codex/rollout-2026-03-14T09-30-00-5f0c2b1e-7a41-4c55-9d0e-2b8f6a1c3d77.jsonl": "codex",
+    "gemini/session-2026-03-15T10-00-a1b2c3d4.json": "gemini",
+    "gemini/session-2026-03-16T08-12-e5f6a7b8.jsonl": "gemini-jsonl",
+    "openai/chat-weather-tool.json": "openai",
+    "openai/finetune-support.jsonl": "openai-jsonl",
+    "openai/requests-log.jsonl": "openai-jsonl",
+}
+
+
+def test_every_fixture_is_listed() -> None:
+    assert sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_is_detected_by_name_and_content(name: str) -> None:
+    path = FIXTURES / name
+    text = path.read_text(encoding="utf-8")
+    assert detect(str(path), text).name == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_is_detected_by_content_alone(name: str) -> None:
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    assert detect(None, text).name == EXPECTED[name]
+    assert (
+        detect("renamed.txt.json" if name.endswith(".json") else "renamed.jsonl", text).name == EXPECTED[name]
+    )
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("head", [4096, 900])
+def test_fixture_is_detected_from_its_head(name: str, head: int) -> None:
+    """Detection sees only the head of a large file (a JSON document cut mid-way)."""
+    path = FIXTURES / name
+    text = path.read_text(encoding="utf-8")
+    from turnlens.pipeline.formats import get_format, names
+
+    scores = {n: get_format(n).detect(str(path), text[:head]) for n in names()}
+    assert max(scores, key=lambda n: scores[n]) == EXPECTED[name], scores
+
+
+@pytest.mark.parametrize("path", sorted(NEARMISS.iterdir()), ids=lambda p: p.name)
+def test_near_misses_are_not_transcripts(path: Path) -> None:
+    with pytest.raises(NotATranscript, match=r"^not a transcript"):
+        detect(str(path), path.read_text(encoding="utf-8"))
