@@ -1,0 +1,74 @@
+"""One-document exports in the editor: a ChatGPT export's messages get diagnostics on their own
+escaped text, an edit re-labels only the edited message, and hover finds the message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from turnlens.pipeline.formats import FormatOptions, get_format
+
+from .conftest import change_doc, open_doc, pos, rng, wait_diagnostics
+
+EXPORT = Path(__file__).resolve().parent.parent / "formats" / "fixtures" / "chatgpt" / "conversations.json"
+URI = "file:///work/export/conversations.json"
+
+
+def _position(doc: str, offset: int) -> tuple[int, int]:
+    """Line and UTF-16 column of a document offset, worked out here rather than by the server."""
+    line = doc.count("\n", 0, offset)
+    line_start = doc.rfind("\n", 0, offset) + 1
+    return line, len(doc[line_start:offset].encode("utf-16-le")) // 2
+
+
+async def test_each_message_of_an_export_gets_its_exact_range(client: LanguageClient) -> None:
+    doc = EXPORT.read_text(encoding="utf-8")
+    units = get_format("chatgpt").split(doc, FormatOptions()).units
+    open_doc(client, URI, doc, language="json")
+    diags = [d for d in await wait_diagnostics(client, URI, version=1) if d.code != "format"]
+    assert len(diags) == len(units) == 14
+    for d, unit in zip(diags, units, strict=True):
+        # JSON strings hold no raw line break: each range is the whole literal, on one line
+        assert d.range == rng(_position(doc, unit.start), _position(doc, unit.end)), unit.text
+    # a literal with \u00e9, \u00ab and an emoji written as a surrogate pair (\ud83e\udd14)
+    french = next(i for i, u in enumerate(units) if u.text.startswith("Quelle est la différence"))
+    raw = doc[units[french].start : units[french].end]
+    assert "\\u00e9" in raw and "\\ud83e\\udd14" in raw
+    assert diags[french].range.end.character - diags[french].range.start.character == len(raw)
+    assert [(d.data["role"], d.data["kind"]) for d in diags[:2]] == [
+        ("user", "prompt"),
+        ("assistant", "thinking"),
+    ]
+
+
+async def test_an_edit_inside_one_message_relabels_only_it(client: LanguageClient) -> None:
+    doc = EXPORT.read_text(encoding="utf-8")
+    open_doc(client, URI, doc, language="json")
+    before = [d for d in await wait_diagnostics(client, URI, version=1) if d.code != "format"]
+    target = "The divisor is 0 on the last line"
+    line = doc.count("\n", 0, doc.index(target))
+    col = doc.split("\n")[line].index(target)
+    change_doc(client, URI, 2, "APPROVED, ship it. ", rng((line, col), (line, col)))
+    after = [d for d in await wait_diagnostics(client, URI, version=2) if d.code != "format"]
+    changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a.data != b.data]
+    assert changed == [7]
+    assert after[7].data["class"] == "decision" and before[7].data["class"] != "decision"
+    # later messages on other lines keep their ranges
+    assert [d.range for d in after[8:]] == [d.range for d in before[8:]]
+
+
+async def test_hover_inside_a_message_names_its_role_and_kind(client: LanguageClient) -> None:
+    doc = EXPORT.read_text(encoding="utf-8")
+    open_doc(client, URI, doc, language="json")
+    await wait_diagnostics(client, URI, version=1)
+    target = "Effet : ce qui est produit"
+    line = doc.count("\n", 0, doc.index(target))
+    col = doc.split("\n")[line].index(target) + 3
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=pos(line, col))
+    )
+    assert hover is not None
+    value = hover.contents.value if isinstance(hover.contents, types.MarkupContent) else str(hover.contents)
+    assert "tool result" in value and "assistant" not in value
