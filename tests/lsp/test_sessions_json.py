@@ -72,3 +72,25 @@ async def test_hover_inside_a_message_names_its_role_and_kind(client: LanguageCl
     assert hover is not None
     value = hover.contents.value if isinstance(hover.contents, types.MarkupContent) else str(hover.contents)
     assert "tool result" in value and "assistant" not in value
+
+
+ROLLOUT = next((EXPORT.parent.parent / "codex").glob("rollout-2026-*.jsonl"))
+ROLLOUT_URI = "file:///work/.codex/sessions/2026/03/14/" + ROLLOUT.name
+
+
+async def test_codex_prompts_show_the_effort_used_beside_the_routed_one(client: LanguageClient) -> None:
+    doc = ROLLOUT.read_text(encoding="utf-8")
+    open_doc(client, ROLLOUT_URI, doc, language="jsonl")
+    diags = [d for d in await wait_diagnostics(client, ROLLOUT_URI, version=1) if d.code != "format"]
+    prompts = [d for d in diags if d.data["kind"] == "prompt"]
+    assert [d.range.start.line for d in prompts] == [3, 16, 25]
+    assert [d.message.rsplit(" · ", 1)[1] for d in prompts] == ["used high", "used medium", "used low"]
+    assert all("used" not in d.message for d in diags if d.data["kind"] != "prompt")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=ROLLOUT_URI),
+            position=pos(3, prompts[0].range.start.character + 2),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "**Effort used** (recorded in the session): high" in hover.contents.value

@@ -41,7 +41,7 @@ class DocState:
     timer: asyncio.TimerHandle | None = None
     model_routes: dict[str, Route] = field(default_factory=dict)
     model_pending: str | None = None
-    payloads: dict[tuple[int, int], Any] = field(default_factory=dict)
+    payloads: dict[tuple[int, int, str | None], Any] = field(default_factory=dict)
 
     @property
     def fresh(self) -> bool:

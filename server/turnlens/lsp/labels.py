@@ -40,11 +40,16 @@ def who(r: UnitResult) -> str:
     return kind if kind.startswith(unit.role) else f"{unit.role} {kind}".strip()
 
 
+def used_text(r: UnitResult) -> str:
+    """` · used high`: the effort the agent recorded for this prompt (Codex), beside the routed one."""
+    return f" · used {r.unit.effort_used}" if r.unit.effort_used else ""
+
+
 def diagnostic_message(r: UnitResult) -> str:
     head = class_text(r.classification)
     if not routed(r.route):
         return f"{head} · {who(r)}" if who(r) else head
-    return f"{head} · {route_text(r.route)}"
+    return f"{head} · {route_text(r.route)}{used_text(r)}"
 
 
 def lens_class_title(c: Classification) -> str:
@@ -54,10 +59,11 @@ def lens_class_title(c: Classification) -> str:
 def lens_route_title(route: Route, r: UnitResult | None = None) -> str:
     if not routed(route):
         return (who(r) if r is not None else "") or "not routed"
+    used = used_text(r) if r is not None else ""
     if route.effort:
         phase = f" · {route.phase}" if route.phase else ""
-        return f"effort {route.effort}{phase} · {route.source}"
-    return route_text(route)
+        return f"effort {route.effort}{phase} · {route.source}{used}"
+    return route_text(route) + used
 
 
 def inlay_label(r: UnitResult) -> str:
@@ -103,6 +109,8 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
         out.append(f"**Route:** none — {route.reason}")
         return "\n".join(out)
     out.append(f"**Route:** {route_text(route)} — {route.reason}")
+    if unit.effort_used:
+        out.append(f"**Effort used** (recorded in the session): {unit.effort_used}")
     for s in route.signals:
         where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else s.description
         out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")

@@ -89,8 +89,8 @@ def fragments(state: DocState) -> list[str]:
     if state.silent or not settings.diagnostics or settings.severity == "off":
         return []
     severity = SEVERITY[settings.severity]
-    cache: dict[tuple[int, int], _Fragment] = state.payloads
-    fresh: dict[tuple[int, int], _Fragment] = {}
+    cache: dict[tuple[int, int, str | None], _Fragment] = state.payloads
+    fresh: dict[tuple[int, int, str | None], _Fragment] = {}
     out = []
     line_of = doc.line_of
     text = doc.text
@@ -98,7 +98,7 @@ def fragments(state: DocState) -> list[str]:
         unit = r.unit
         if unit.ignored:
             continue
-        key = (id(r.classification), id(r.route))
+        key = (id(r.classification), id(r.route), unit.effort_used)
         frag = cache.get(key)
         # equal classification objects mean equal unit texts (the analysis cache is keyed by text)
         if frag is None or frag.result.classification is not r.classification:
