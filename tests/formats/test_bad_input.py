@@ -91,10 +91,13 @@ def test_cut_json_document_is_one_problem_with_its_line(fmt: str) -> None:
     text = fixture(JSON[fmt]).read_text(encoding="utf-8")
     cut = text[: len(text) * 2 // 3]
     units, problems = _texts(fmt, cut)
-    assert units == []
     ((line, severity, message),) = problems
     assert severity == "warning" and "ends early" in message
     assert line == cut.rstrip().count("\n") + 1
+    if fmt == "chatgpt":  # an export is read conversation by conversation: the first is whole
+        assert units == _texts(fmt, text)[0][:8]
+    else:
+        assert units == []
 
 
 @pytest.mark.parametrize("fmt", sorted(JSON))

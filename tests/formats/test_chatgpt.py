@@ -83,3 +83,26 @@ def _msg(role: str, text: str) -> dict[str, object]:
         "content": {"content_type": "text", "parts": [text]},
         "recipient": "all",
     }
+
+
+def test_an_export_with_a_broken_conversation_keeps_the_ones_before() -> None:
+    good = {
+        "title": "a",
+        "mapping": {"u": {"id": "u", "message": _msg("user", "kept"), "parent": None, "children": []}},
+        "current_node": "u",
+    }
+    text = "[\n" + json.dumps(good) + ",\n" + '{"title": "b", "mapping": {"x": nope}}\n]'
+    split = get_format("chatgpt").split(text, FormatOptions())
+    assert [u.text for u in split.units] == ["kept"]
+    ((problem),) = split.problems
+    assert problem.line == 3 and "not valid JSON" in problem.message
+
+
+def test_a_single_conversation_object_is_read() -> None:
+    one = {
+        "title": "solo",
+        "mapping": {"u": {"id": "u", "message": _msg("user", "hello"), "parent": None, "children": []}},
+        "current_node": "u",
+    }
+    split = get_format("chatgpt").split(json.dumps(one), FormatOptions())
+    assert [u.text for u in split.units] == ["hello"] and split.title == "solo"

@@ -11,12 +11,14 @@ root, then in order. A message has `author.role` and `content.content_type`
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
+from turnlens.pipeline.formats.base import FormatOptions, Problem, Split
 from turnlens.pipeline.formats.jsondoc import Doc, JsonDocFormat, keys_in, offset_of, plain, refuse, whole
-from turnlens.pipeline.formats.jsonspan import JStr
+from turnlens.pipeline.formats.jsonspan import JStr, SpanError, raw_decode_spanned
 from turnlens.pipeline.units import Unit
 
 # content types with no text worth a label (images, pairing notices, …): passed over quietly
@@ -155,22 +157,96 @@ class ChatGptFormat(JsonDocFormat):
         return None
 
     def read(self, obj: Any, doc: Doc) -> Iterator[Unit]:
-        items = obj if isinstance(obj, list) else [obj]
-        if not any(_is_conversation(c) for c in items):
+        """One conversation object (an export of several is read by `split`, one at a time)."""
+        if not _is_conversation(obj):
             raise refuse("JSON without ChatGPT conversations (no `mapping`)")
-        for i, conversation in enumerate(items, 1):
+        yield from _conversation_units(obj, doc)
+
+    def split(self, text: str, options: FormatOptions) -> Split:
+        """A list of conversations is parsed one conversation at a time: an export of hundreds of
+        megabytes then holds one conversation's tree at once, and an export cut short (still
+        downloading) gives every conversation before the cut."""
+        i = _skip(text, 0)
+        if not text.startswith("[", i):
+            return super().split(text, options)
+        doc = Doc(text)
+        hidden = options.hide_kinds
+        units: list[Unit] = []
+        titles: list[str | None] = []
+        i = _skip(text, i + 1)
+        while i < len(text) and text[i] != "]":
+            if titles:
+                if text[i] != ",":
+                    doc.problems.append(
+                        Problem(
+                            doc.line_of(i),
+                            "not valid JSON (expected ',' between conversations); read up to here",
+                        )
+                    )
+                    break
+                i = _skip(text, i + 1)
+            try:
+                conversation, i = raw_decode_spanned(text, i)
+            except SpanError:
+                conversation, i = json.JSONDecoder().raw_decode(text, i)
+                doc.once(
+                    "span",
+                    0,
+                    "strings could not be placed (duplicate keys?); labels point at the start",
+                    "warning",
+                )
+            except ValueError as exc:
+                doc.problems.append(_decode_problem(text, exc, doc))
+                break
+            if not titles and not _is_conversation(conversation):
+                raise refuse("JSON without ChatGPT conversations (no `mapping`)")
+            titles.append(plain(conversation.get("title")) if isinstance(conversation, dict) else None)
             if not _is_conversation(conversation):
                 doc.once(
-                    f"conv:{i}",
+                    f"conv:{len(titles)}",
                     offset_of(conversation),
-                    f"conversation {i} has no mapping; passed over",
+                    f"conversation {len(titles)} has no mapping; passed over",
                     "warning",
                 )
                 continue
-            for node in branch(conversation):
-                message = node.get("message")
-                if isinstance(message, dict):
-                    yield from message_units(message, doc)
+            for unit in _conversation_units(conversation, doc):
+                if not (hidden and unit.kind in hidden):
+                    units.append(unit._replace(index=len(units) + 1))
+            i = _skip(text, i)
+        else:
+            if i >= len(text) and text.strip():
+                line = text.rstrip().count("\n") + 1
+                doc.problems.append(
+                    Problem(line, "the export ends early (still being written?); read up to the cut")
+                )
+        doc.problems.sort(key=lambda p: p.line)
+        return Split(units, doc.problems, None, titles[0] if len(titles) == 1 else None)
+
+
+def _conversation_units(conversation: dict[str, Any], doc: Doc) -> Iterator[Unit]:
+    for node in branch(conversation):
+        message = node.get("message")
+        if isinstance(message, dict):
+            yield from message_units(message, doc)
+
+
+def _skip(text: str, i: int) -> int:
+    """The index of the next character that is not JSON white space."""
+    n = len(text)
+    while i < n and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _decode_problem(text: str, exc: ValueError, doc: Doc) -> Problem:
+    if isinstance(exc, json.JSONDecodeError):
+        if "\0" in text[exc.pos : exc.pos + 64]:
+            return Problem(exc.lineno, "binary data, not JSON; read up to here")
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            line = text.rstrip().count("\n") + 1
+            return Problem(line, "the export ends early (still being written?); read up to the cut")
+        return Problem(exc.lineno, f"not valid JSON ({exc.msg}); read up to here")
+    return Problem(0, "not valid JSON; read up to here")
 
 
 CHATGPT = ChatGptFormat()

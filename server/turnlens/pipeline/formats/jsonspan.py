@@ -62,3 +62,20 @@ def _walk(value: Any, literals: Iterator[re.Match[str]], base: int) -> Any:
 def text_of(value: Any) -> str | None:
     """The decoded text of a JStr (None for anything else)."""
     return value.text if isinstance(value, JStr) else None
+
+
+_DECODER = json.JSONDecoder()
+
+
+def raw_decode_spanned(text: str, idx: int) -> tuple[Any, int]:
+    """The JSON value that starts at `idx` of `text`, spanned (offsets into `text`), and where it
+    ends: a reader of a long array parses one element at a time, holding one element's tree.
+
+    Raises json.JSONDecodeError (a ValueError) and SpanError as `loads_spanned` does.
+    """
+    obj, end = _DECODER.raw_decode(text, idx)
+    literals = _LITERAL.finditer(text, idx, end)
+    out = _walk(obj, literals, 0)
+    if next(literals, None) is not None:
+        raise SpanError("string literals left over (duplicate keys?)")
+    return out, end
