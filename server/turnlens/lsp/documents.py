@@ -7,6 +7,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -42,6 +43,7 @@ class DocState:
     model_routes: dict[str, Route] = field(default_factory=dict)
     model_pending: str | None = None
     payloads: dict[tuple[int, int, str | None], Any] = field(default_factory=dict)
+    _in_order: tuple[tuple[UnitResult, ...], bool] = ((), True)  # results last checked, in order?
 
     @property
     def fresh(self) -> bool:
@@ -63,8 +65,15 @@ class DocState:
         if i >= 0 and self.results[i].unit.start <= offset <= self.results[i].unit.end:
             return self.results[i]
         # units come in reading order, which is not always document order (a ChatGPT export's
-        # active branch, a Gemini message rewritten later in its log): look at each then
-        return next((r for r in self.results if r.unit.start <= offset <= r.unit.end), None)
+        # active branch, a Gemini message rewritten later in its log): then look at each
+        results = self.results
+        checked, in_order = self._in_order
+        if checked is not results:
+            in_order = all(a.unit.start <= b.unit.start for a, b in pairwise(results))
+            self._in_order = (results, in_order)
+        if in_order:
+            return None
+        return next((r for r in results if r.unit.start <= offset <= r.unit.end), None)
 
 
 def _unit_start(result: UnitResult) -> int:
