@@ -50,7 +50,7 @@ _QUIET_ITEMS = frozenset(
         "ghost_snapshot",
     }
 )
-# event messages that repeat a response item: (event type, field) → the key it is counted under
+# event messages that repeat a response item: event type → the role its text is counted under
 _ECHOES = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "thinking"}
 # events that close a turn: a turn_context after them belongs to the next prompt
 _TURN_ENDS = frozenset({"task_complete", "turn_complete", "turn_aborted"})
