@@ -111,5 +111,5 @@ def test_a_single_conversation_object_is_read() -> None:
 def test_hidden_kinds_are_left_out_and_the_rest_renumbered() -> None:
     r = read(EXPORT, "chatgpt", FormatOptions(hide_kinds=("thinking", "tool_call")))
     assert [u.kind for u in r.units].count("thinking") == 0
-    assert len(r.units) == 14 - 3 - 2
-    assert [u.index for u in r.units] == list(range(1, 10))
+    assert len(r.units) == 14 - 2 - 2
+    assert [u.index for u in r.units] == list(range(1, 11))
