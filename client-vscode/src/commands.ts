@@ -1,5 +1,6 @@
 /** The palette commands (category "TurnLens"). Ids differ from the server's own commands. */
 import * as vscode from 'vscode';
+import { SessionMaps } from './mapview';
 import { COMMANDS, CommandId, SERVER_COMMANDS, TOGGLES, toggleMessage } from './pure/ids';
 import { ServerManager } from './server';
 import * as settings from './settings';
@@ -9,6 +10,7 @@ export interface CommandDeps {
   server: ServerManager;
   views: Views;
   output: vscode.OutputChannel;
+  maps: SessionMaps;
 }
 
 function activeEditor(): vscode.TextEditor | undefined {
@@ -71,6 +73,21 @@ async function showPlan(deps: CommandDeps): Promise<void> {
   if (result !== undefined) deps.views.showPlan(result);
 }
 
+async function showMap(deps: CommandDeps, uri?: unknown): Promise<void> {
+  // from the editor title: the file's URI; from the palette: the active editor
+  const document =
+    uri instanceof vscode.Uri
+      ? vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString())
+      : activeEditor()?.document;
+  if (!document) return;
+  if (!settings.isTurnLensDocument(document)) {
+    void vscode.window.showInformationMessage('TurnLens: this document is not a TurnLens document (see turnlens.documentSelector).');
+    return;
+  }
+  const column = vscode.window.visibleTextEditors.find((editor) => editor.document === document)?.viewColumn;
+  await run('session map', () => deps.maps.show(document, column));
+}
+
 async function toggle(deps: CommandDeps, command: string): Promise<void> {
   const spec = TOGGLES[command];
   const resource = vscode.window.activeTextEditor?.document.uri;
@@ -89,11 +106,12 @@ async function reload(deps: CommandDeps): Promise<void> {
 }
 
 /** Every contributed command, with its handler (a test checks this table against package.json). */
-export function handlers(deps: CommandDeps): Record<CommandId, () => Promise<void> | void> {
+export function handlers(deps: CommandDeps): Record<CommandId, (arg?: unknown) => Promise<void> | void> {
   return {
     [COMMANDS.classifyDocument]: () => classify(deps, false),
     [COMMANDS.classifySelection]: () => classify(deps, true),
     [COMMANDS.showSessionPlan]: () => showPlan(deps),
+    [COMMANDS.showSessionMap]: (uri) => showMap(deps, uri),
     [COMMANDS.toggleDiagnostics]: () => toggle(deps, COMMANDS.toggleDiagnostics),
     [COMMANDS.toggleCodeLens]: () => toggle(deps, COMMANDS.toggleCodeLens),
     [COMMANDS.toggleInlayHints]: () => toggle(deps, COMMANDS.toggleInlayHints),

@@ -4,6 +4,7 @@ import { registerCommands } from './commands';
 import { CLIENT_NAME, RESTART_KEYS, SECTION } from './pure/ids';
 import { onPythonInterpreterChange } from './python';
 import { ServerManager } from './server';
+import { SessionMaps } from './mapview';
 import { launchSettings } from './settings';
 import { StatusBar } from './status';
 import { documentOf, Views } from './views';
@@ -15,18 +16,23 @@ export function activate(context: vscode.ExtensionContext): void {
   const status = new StatusBar();
   const views = new Views(output);
   const manager = new ServerManager(output, {
-    onStatus: (payload) => status.set(payload),
+    onStatus: (payload) => {
+      status.set(payload);
+      maps.onStatus(payload);
+    },
     onStopped: () => status.clear(),
     showClassification: (result, arg) => views.showClassification(result, documentOf(arg)),
     showPlan: (result) => views.showPlan(result),
   });
   server = manager;
+  const maps = new SessionMaps(manager, output);
 
   context.subscriptions.push(
     output,
     status,
+    maps,
     manager,
-    ...registerCommands({ server: manager, views, output }),
+    ...registerCommands({ server: manager, views, output, maps }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
         output.info('Server settings changed: restarting the server.');

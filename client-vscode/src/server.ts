@@ -17,7 +17,7 @@ import { createMiddleware } from './middleware';
 import { CLIENT_ID, CLIENT_NAME, SECTION, STATUS_NOTIFICATION } from './pure/ids';
 import { LaunchPlan, importCheck, installCommand, notInstalledMessage, resolveLaunch } from './pure/launch';
 import { Level, stderrLevel } from './pure/log';
-import { parseStatus, StatusPayload } from './pure/types';
+import { LspRange, parseStatus, StatusPayload } from './pure/types';
 import { pythonExtensionInterpreter, runCheck } from './python';
 import * as settings from './settings';
 import { TraceChannel } from './trace';
@@ -72,6 +72,19 @@ export class ServerManager implements vscode.Disposable {
     const client = await this.ensureStarted();
     if (!client) throw new Error('the TurnLens server is not running');
     return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: arg === undefined ? [] : [arg] });
+  }
+
+  /** Sends a custom request (e.g. `turnlens/sessionMap`) to the server. */
+  async sendRequest(method: string, params: object): Promise<unknown> {
+    const client = await this.ensureStarted();
+    if (!client) throw new Error('the TurnLens server is not running');
+    return client.sendRequest(method, params);
+  }
+
+  /** An LSP range from the server (in the negotiated position encoding) as a VS Code range. */
+  codeRange(range: LspRange): vscode.Range {
+    if (this.client) return this.client.protocol2CodeConverter.asRange(range);
+    return new vscode.Range(range.start.line, range.start.character, range.end.line, range.end.character);
   }
 
   protocolUri(uri: vscode.Uri): string {

@@ -6,6 +6,7 @@ export const COMMANDS = {
   classifyDocument: 'turnlens.classifyDocument',
   classifySelection: 'turnlens.classifySelection',
   showSessionPlan: 'turnlens.showSessionPlan',
+  showSessionMap: 'turnlens.showSessionMap',
   toggleDiagnostics: 'turnlens.toggleDiagnostics',
   toggleCodeLens: 'turnlens.toggleCodeLens',
   toggleInlayHints: 'turnlens.toggleInlayHints',
@@ -25,6 +26,8 @@ export const SERVER_COMMANDS = {
 } as const;
 
 export const STATUS_NOTIFICATION = 'turnlens/status';
+/** The server's custom request behind the session map (`{uri, budget?, html?, nonce?, vscode?}`). */
+export const SESSION_MAP_REQUEST = 'turnlens/sessionMap';
 export const SECTION = 'turnlens';
 export const CLIENT_ID = 'turnlens';
 export const CLIENT_NAME = 'TurnLens';

@@ -52,7 +52,7 @@ describe('contributed commands', () => {
       assert.equal(entry.category, 'TurnLens');
       assert.ok(entry.title.length > 0);
     }
-    assert.equal(contributed.length, 10);
+    assert.equal(contributed.length, 11);
   });
 
   it("no palette command takes an id the language client registers for the server's commands", () => {
@@ -65,6 +65,9 @@ describe('contributed commands', () => {
     }
     const context = pkg.contributes.menus['editor/context'].find((e) => e.command === 'turnlens.classifySelection');
     assert.ok(context && /editorHasSelection/.test(context.when));
+    const title = pkg.contributes.menus['editor/title'].find((e) => e.command === 'turnlens.showSessionMap');
+    assert.ok(title && /turnlens\.active/.test(title.when), 'Show Session Map is on the title bar of session files');
+    assert.ok(pkg.contributes.commands.find((c) => c.command === 'turnlens.showSessionMap').icon);
   });
 
   it('activation stops with a clear message when turnlens is not importable', () => {
