@@ -38,6 +38,9 @@ def text_lines(text: str) -> Iterator[Line]:
     """The non-blank lines of a document held in memory."""
     pos = 0
     n = len(text)
+    # a line is the last one when only blanks follow it: found once, not per line (that was
+    # quadratic in the document's size)
+    content_end = len(text.rstrip())
     lineno = 0
     while pos < n:
         lineno += 1
@@ -47,7 +50,7 @@ def text_lines(text: str) -> Iterator[Line]:
         if line.endswith("\r"):
             line = line[:-1]
         if line.strip():
-            yield lineno, pos, line, nl < 0 or not text[end:].strip()
+            yield lineno, pos, line, nl < 0 or end >= content_end
         pos = n if nl < 0 else nl + 1
 
 
