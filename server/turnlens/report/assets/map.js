@@ -11,7 +11,8 @@
     ['tool', 'tool results'],
     ['other', 'system · text'],
   ];
-  const W = 1200;
+  // drawing width: the page's own width, so labels keep their size in a narrow webview
+  let W = 1200;
   const LEFT = 92;
   const vscode = typeof acquireVsCodeApi === 'function' ? acquireVsCodeApi() : null;
   const app = document.getElementById('app');
@@ -168,6 +169,7 @@
 
   function render() {
     const t0 = performance.now();
+    W = Math.max(640, Math.round(app.clientWidth || 1200));
     const sessions = data.sessions || [];
     if (current >= sessions.length) current = 0;
     const s = sessions[current];
@@ -275,6 +277,21 @@
       data = msg.data;
       render();
     }
+  });
+  let resized = null;
+  let drawnAt = app.clientWidth;
+  window.addEventListener('resize', () => {
+    clearTimeout(resized);
+    resized = setTimeout(() => {
+      if (Math.abs(app.clientWidth - drawnAt) < 8) return;
+      drawnAt = app.clientWidth;
+      const focused = document.activeElement && document.activeElement.closest ? document.activeElement.closest('.mark') : null;
+      render();
+      if (focused) {
+        const again = document.querySelector(`#timeline .mark[data-i="${focused.dataset.i}"]`);
+        if (again) again.focus();
+      }
+    }, 150);
   });
   render();
   if (vscode) vscode.postMessage({ type: 'ready' });
