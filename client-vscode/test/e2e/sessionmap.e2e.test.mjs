@@ -61,7 +61,7 @@ describe('VS Code (code-server 4.100.3): the session map of a Claude Code sessio
     session = await startEditor({
       name: 'sessionmap',
       files: { [NAME]: text },
-      userSettings: { 'editor.fontSize': 13, 'turnlens.budget': 1500 },
+      userSettings: { 'editor.fontSize': 13, 'turnlens.budget': 300 },
       viewport: { width: 1600, height: 1000 },
     });
     page = session.page;
