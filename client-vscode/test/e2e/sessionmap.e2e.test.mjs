@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO, saveArtifact, serverPython, sleep, startEditor, waitFor } from './harness.mjs';
-import { failureShot, inlayHintTexts, openFile, runCommand } from './workbench.mjs';
+import { editor, failureShot, inlayHintTexts, openFile, runCommand } from './workbench.mjs';
 
 const TIMEOUT = 120000;
 const EXAMPLE = join(REPO, 'docs', 'examples', 'claude-session.jsonl');
@@ -42,6 +42,14 @@ async function mapFrame(page) {
 
 async function marks(frame) {
   return frame.$$eval('#timeline .mark', (all) => all.map((m) => ({ cls: m.dataset.class, frozen: m.dataset.frozen, role: m.dataset.role })));
+}
+
+/** How many session map tabs and pages are open. */
+async function openMaps(page) {
+  const tabs = await page.locator('.tabs-container .tab', { hasText: 'Session Map:' }).count();
+  let pages = 0;
+  for (const frame of page.frames()) if (await frame.$('#timeline').catch(() => null)) pages += 1;
+  return { tabs, pages };
 }
 
 /** The editor's "Ln x, Col y" status bar item. */
@@ -137,5 +145,24 @@ describe('VS Code (code-server 4.100.3): the session map of a Claude Code sessio
     });
     assert.deepEqual(redrawn.map((m) => m.cls), edited.map((u) => u.cls));
     assert.deepEqual(redrawn.map((m) => m.frozen), edited.map((u) => u.frozen));
+  });
+
+  it('keeps one map per document, and closes it with the document', { timeout: TIMEOUT }, async () => {
+    await editor(page).click({ position: { x: 200, y: 200 } });
+    await runCommand(page, 'TurnLens: Show Session Map');
+    await sleep(1500);
+    assert.deepEqual(await openMaps(page), { tabs: 1, pages: 1 });
+    await runCommand(page, 'File: Revert File');
+    await sleep(500);
+    await editor(page).click({ position: { x: 200, y: 200 } });
+    await runCommand(page, 'View: Close Editor');
+    await waitFor('the session map to close with its document', async () => {
+      const open = await openMaps(page);
+      const documentTabs = await page.locator('.tabs-container .tab', { hasText: NAME }).count();
+      return open.tabs === 0 && open.pages === 0 && documentTabs === 0 ? open : null;
+    }, 30000).catch(async (error) => {
+      await failureShot(page, 'sessionmap-not-closed');
+      throw error;
+    });
   });
 });
