@@ -7,7 +7,9 @@ replies, thinking, tool calls and tool results) with `--units` messages, then pr
 median of `--runs` runs of:
 - `turnlens stats FILE --html OUT.html`: wall time of the whole command (process start
   included); target < 2 s for 2,000 units. Its CPU time (user + system) is printed too: on a
-  busy machine the wall time says more about the neighbours than about TurnLens;
+  busy machine the wall time says more about the neighbours than about TurnLens; and the
+  CPU time of each step, in a fresh process as the CLI runs them: reading and classifying,
+  building the map, writing the page;
 - the page's own render time in headless Chromium (`chromium --headless --dump-dom`): the
   page stores it in `document.body.dataset.renderMs` (parse, layout of every mark, the
   table); target < 1 s. The wall time of the whole Chromium run is printed for reference.
@@ -133,6 +135,38 @@ def time_render(page: Path, chromium: str, profile: Path) -> tuple[float, float]
     return float(found.group(1)), wall
 
 
+def time_steps(session: Path) -> dict[str, float]:
+    """CPU seconds of each step in this process: read + classify, build the map, write the page."""
+    from turnlens.cli.common import load_rules, make_profile
+    from turnlens.cli.sessions import analyze_file
+    from turnlens.pipeline.analyze import Analyzed
+    from turnlens.pipeline.sessionmap import session_map
+    from turnlens.report import render_html
+
+    clock = time.process_time
+    pack = load_rules(None, session)
+    profile = make_profile(argparse.Namespace(separator=None, rules=None), pack, "bench")
+    t0 = clock()
+    fa = analyze_file(session, profile)
+    results = tuple(fa.results)
+    t1 = clock()
+    data = session_map(
+        Analyzed(fa.format, results, tuple(fa.problems), fa.title), fa.text, path=str(session), pack=pack
+    )
+    t2 = clock()
+    render_html([data])
+    t3 = clock()
+    return {"read + classify": t1 - t0, "session map data": t2 - t1, "HTML page": t3 - t2}
+
+
+def cold_steps(session: Path) -> dict[str, float]:
+    """`time_steps` in a fresh process, as the CLI runs (nothing compiled or cached yet)."""
+    cmd = [sys.executable, __file__, "--steps-of", str(session)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    steps: dict[str, float] = json.loads(out)
+    return steps
+
+
 def _units_in(page: Path) -> int:
     found = re.search(
         r'<script id="turnlens-data" type="application/json">(.*?)</script>', page.read_text("utf-8"), re.S
@@ -149,7 +183,11 @@ def main() -> int:
     parser.add_argument("--units", type=int, default=2000, help="messages in the generated session")
     parser.add_argument("--runs", type=int, default=5, help="runs of each measurement (median printed)")
     parser.add_argument("--keep", type=Path, help="write the session and the page to this folder")
+    parser.add_argument("--steps-of", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.steps_of:
+        print(json.dumps(time_steps(args.steps_of)))
+        return 0
     chromium = _chromium()
     with tempfile.TemporaryDirectory(prefix="turnlens-bench-map-") as tmp:
         folder = args.keep or Path(tmp)
@@ -162,6 +200,7 @@ def main() -> int:
         writes = [wall for wall, _ in timed]
         cpus = [cpu for _, cpu in timed]
         units = _units_in(page)
+        steps = [cold_steps(session) for _ in range(args.runs)]
         renders = [time_render(page, chromium, Path(tmp) / f"chromium-{k}") for k in range(args.runs)]
         render_ms = [ms for ms, _ in renders]
         walls = [wall for _, wall in renders]
@@ -173,6 +212,10 @@ def main() -> int:
         print(f"{'turnlens stats --html (wall)':36} median {statistics.median(writes):6.2f} s   "
               f"max {max(writes):6.2f} s   target < {WRITE_TARGET_S:.0f} s")  # fmt: skip
         print(f"{'turnlens stats --html (CPU)':36} median {statistics.median(cpus):6.2f} s   (user + system)")
+        for name in steps[0]:
+            print(
+                f"{'  of which ' + name + ' (CPU)':36} median {statistics.median(s[name] for s in steps):6.3f} s   (fresh process)"
+            )
         print(f"{'render in Chromium (renderMs)':36} median {statistics.median(render_ms):6.0f} ms  "
               f"max {max(render_ms):6.0f} ms  target < {RENDER_TARGET_MS:.0f} ms")  # fmt: skip
         print(f"{'chromium --dump-dom (wall, for ref.)':36} median {statistics.median(walls):6.2f} s")
