@@ -24,6 +24,8 @@ class MapPanel implements vscode.Disposable {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private busy = false;
   private again = false;
+  /** Ask even when the map already describes the document's version (settings may have changed). */
+  private force = false;
   private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -49,8 +51,9 @@ class MapPanel implements vscode.Disposable {
   }
 
   /** Asks for the map again after `delayMs` (a newer call replaces a pending one). */
-  schedule(delayMs: number): void {
+  schedule(delayMs: number, force = false): void {
     if (this.disposed) return;
+    if (force) this.force = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -64,7 +67,8 @@ class MapPanel implements vscode.Disposable {
       this.again = true;
       return;
     }
-    if (this.map.version === this.document.version) return;
+    if (!this.force && this.map.version === this.document.version) return;
+    this.force = false;
     this.busy = true;
     try {
       const uri = this.deps.server.protocolUri(this.document.uri);
@@ -179,9 +183,9 @@ export class SessionMaps implements vscode.Disposable {
     if (response.map.version !== document.version) mapPanel.schedule(0);
   }
 
-  /** The server analysed a document: its map (if open) is drawn again. */
+  /** The server analysed a document (after an edit, or with new settings): its map is drawn again. */
   onStatus(status: StatusPayload): void {
-    this.panels.get(key(status.uri))?.schedule(0);
+    this.panels.get(key(status.uri))?.schedule(0, true);
   }
 
   dispose(): void {
