@@ -12,7 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const require = createRequire(import.meta.url);
 const fake = require('./fake-vscode.cjs');
-const SERVER_COMMANDS = ['turnlens.classify', 'turnlens.plan', 'turnlens.reload'];
+const SERVER_COMMANDS = ['turnlens.classify', 'turnlens.plan', 'turnlens.reload', 'turnlens.sessionMap'];
 
 function loadExtension() {
   const originalLoad = Module._load;
