@@ -47,6 +47,10 @@ def _kind(line: str) -> tuple[str, int]:
     return _OTHER, 0
 
 
+def _empty_marker(line: str) -> bool:
+    return not line[_kind(line)[1] :].strip()
+
+
 def _runs(lines: Lines) -> list[tuple[str, int, int]]:
     """Consecutive lines of one kind: (kind, first line, line after the last)."""
     fences = fence_ends(lines, stop=lambda i: lines.line(i).startswith(HEADER))
@@ -98,8 +102,14 @@ def split_history(text: str) -> list[Unit]:
                 continue
             after = here
         else:
-            first_marker = _kind(lines.line(a))[1]
-            start, end = trimmed(text, lines.starts[a] + first_marker, lines.ends[b - 1])
+            # `####` / `>` lines with nothing after the marker open or close no text
+            while a < b and _empty_marker(lines.line(a)):
+                a += 1
+            while b > a and _empty_marker(lines.line(b - 1)):
+                b -= 1
+            if a == b:
+                continue
+            start, end = trimmed(text, lines.starts[a] + _kind(lines.line(a))[1], lines.ends[b - 1])
             after = None
         if start == end:
             continue

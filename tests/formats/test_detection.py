@@ -1,0 +1,60 @@
+"""Auto-detection on every fixture, and on files that only look like chats."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnlens.pipeline.formats import detect
+
+from .common import FIXTURES, fixture
+
+EXPECTED = {
+    "aider/.aider.chat.history.md": "aider",
+    "mdchat/.specstory/history/2025-06-01_10-00Z-login-loop.md": "markdown-chat",
+    "mdchat/chatgpt-exporter.md": "markdown-chat",
+    "mdchat/claude-export.md": "markdown-chat",
+    "mdchat/headings.md": "markdown-chat",
+    "mdchat/labels.md": "markdown-chat",
+    "prompts/.claude/commands/fix-issue.md": "prompt-file",
+    "prompts/.github/prompts/security-review.prompt.md": "prompt-file",
+    "prompts/AGENTS.md": "prompt-file",
+    # near misses: plain notes stay plain text
+    "near/README.md": "turns",
+    "near/notes.md": "turns",
+    "near/post.md": "turns",
+    "near/session.txt": "turns",
+}
+
+
+def test_every_fixture_is_listed() -> None:
+    on_disk = {str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*") if p.is_file()}
+    assert on_disk == set(EXPECTED)
+
+
+@pytest.mark.parametrize("rel", sorted(EXPECTED))
+def test_detected_format(rel: str) -> None:
+    path, doc = fixture(rel)
+    assert detect(path, doc).name == EXPECTED[rel]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "## User\n\nThe user profile page.\n",
+        "## User\n\nfields\n\n## Assistant\n\nthe bot\n",  # one exchange: a README's two sections
+        "**User:** admin\n**Assistant:** none\n",
+        "## User\n## User\n## User\n",
+        "```\n## User\nhi\n## Assistant\nhello\n## User\nbye\n```\n",  # all inside a fence
+        "## Users\n\na\n\n## Assistants\n\nb\n\n## Users\n\nc\n",
+        "# aider chat is great\n\n#### not a prompt\n",
+    ],
+)
+def test_near_misses_stay_plain_text(doc: str) -> None:
+    assert detect("notes.md", doc).name == "turns"
+    assert detect(None, doc).name == "turns"
+
+
+def test_a_chat_in_a_non_markdown_file_is_not_claimed() -> None:
+    doc = "## User\n\na\n\n## Assistant\n\nb\n\n## User\n\nc\n"
+    assert detect("chat.md", doc).name == "markdown-chat"
+    assert detect("chat.py", doc).name == "turns"
