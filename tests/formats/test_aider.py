@@ -12,10 +12,18 @@ from .common import assert_verbatim, fixture, shape, to_crlf
 HISTORY = "aider/.aider.chat.history.md"
 
 EXPECTED = [
-    ("tool", "tool_result", "/usr/local/bin/aider --model sonnet  \n> Aider v0.82.1  \n> Git repo: .git with 42 files"),
+    (
+        "tool",
+        "tool_result",
+        "/usr/local/bin/aider --model sonnet  \n> Aider v0.82.1  \n> Git repo: .git with 42 files",
+    ),
     ("user", "prompt", "/add src/cart.py"),
     ("tool", "tool_result", "Added src/cart.py to the chat"),
-    ("user", "prompt", "El total del carrito ignora el descuento 🛒  \n#### cuando el cupón caduca hoy. Arréglalo."),
+    (
+        "user",
+        "prompt",
+        "El total del carrito ignora el descuento 🛒  \n#### cuando el cupón caduca hoy. Arréglalo.",
+    ),
     (
         "assistant",
         "reply",
@@ -68,7 +76,12 @@ def test_the_session_header_is_no_turn_and_no_fence_crosses_it() -> None:
         "# aider chat started at 2025-01-01 11:00:00\n\n#### next session 🌙\n\nok\n```\n"
     )
     units = split_history(doc)
-    assert shape(units) == [("user", "prompt"), ("assistant", "reply"), ("user", "prompt"), ("assistant", "reply")]
+    assert shape(units) == [
+        ("user", "prompt"),
+        ("assistant", "reply"),
+        ("user", "prompt"),
+        ("assistant", "reply"),
+    ]
     assert units[2].text == "next session 🌙"
     assert units[3].text == "ok\n```"
 

@@ -94,7 +94,13 @@ def test_names_that_mark_prompt_files() -> None:
         "/repo/.github/copilot-instructions.md",
         "/repo/.github/instructions/python.instructions.md",
     ]
-    no = [None, "/repo/README.md", "/repo/prompts.md", "/repo/.claude/settings.json", "/repo/.github/prompts/a.txt"]
+    no = [
+        None,
+        "/repo/README.md",
+        "/repo/prompts.md",
+        "/repo/.claude/settings.json",
+        "/repo/.github/prompts/a.txt",
+    ]
     assert all(is_prompt_file(p) for p in yes)
     assert not any(is_prompt_file(p) for p in no)
     path, doc = fixture(COMMAND)
