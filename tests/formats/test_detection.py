@@ -10,14 +10,14 @@ from .common import FIXTURES, fixture
 
 EXPECTED = {
     "aider/.aider.chat.history.md": "aider",
-    "mdchat/.specstory/history/2025-06-01_10-00Z-login-loop.md": "markdown-chat",
-    "mdchat/chatgpt-exporter.md": "markdown-chat",
-    "mdchat/claude-export.md": "markdown-chat",
-    "mdchat/headings.md": "markdown-chat",
-    "mdchat/labels.md": "markdown-chat",
-    "prompts/.claude/commands/fix-issue.md": "prompt-file",
-    "prompts/.github/prompts/security-review.prompt.md": "prompt-file",
-    "prompts/AGENTS.md": "prompt-file",
+    "markdown-chat/.specstory/history/2025-06-01_10-00Z-login-loop.md": "markdown-chat",
+    "markdown-chat/chatgpt-exporter.md": "markdown-chat",
+    "markdown-chat/claude-export.md": "markdown-chat",
+    "markdown-chat/headings.md": "markdown-chat",
+    "markdown-chat/labels.md": "markdown-chat",
+    "prompt-file/.claude/commands/fix-issue.md": "prompt-file",
+    "prompt-file/.github/prompts/security-review.prompt.md": "prompt-file",
+    "prompt-file/AGENTS.md": "prompt-file",
     # near misses: plain notes stay plain text
     "near/README.md": "turns",
     "near/notes.md": "turns",

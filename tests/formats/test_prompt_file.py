@@ -9,9 +9,9 @@ from turnlens.pipeline.profile import Profile
 
 from .common import assert_verbatim, fixture, to_crlf
 
-REVIEW = "prompts/.github/prompts/security-review.prompt.md"
-COMMAND = "prompts/.claude/commands/fix-issue.md"
-AGENTS = "prompts/AGENTS.md"
+REVIEW = "prompt-file/.github/prompts/security-review.prompt.md"
+COMMAND = "prompt-file/.claude/commands/fix-issue.md"
+AGENTS = "prompt-file/AGENTS.md"
 
 
 def test_one_unit_after_the_frontmatter() -> None:

@@ -88,7 +88,7 @@ async def test_aider_code_actions_pin_a_prompt(client: LanguageClient) -> None:
 
 
 async def test_markdown_chat_diagnostics_and_actions(client: LanguageClient) -> None:
-    doc = _read("mdchat/headings.md")
+    doc = _read("markdown-chat/headings.md")
     open_doc(client, CHAT_URI, doc)
     diags = await wait_diagnostics(client, CHAT_URI, version=1)
     assert [(d.range.start.line, d.data["role"], d.data["kind"]) for d in diags] == [

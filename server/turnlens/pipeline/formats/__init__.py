@@ -46,7 +46,7 @@ _REGISTRY: dict[str, str] = {
     "anthropic": "turnlens.pipeline.formats.anthropic:ANTHROPIC",
     # Markdown-based text formats
     "aider": "turnlens.pipeline.formats.aider:AIDER",
-    "markdown-chat": "turnlens.pipeline.formats.mdchat:MARKDOWN_CHAT",
+    "markdown-chat": "turnlens.pipeline.formats.markdown_chat:MARKDOWN_CHAT",
     "prompt-file": "turnlens.pipeline.formats.prompt_file:PROMPT_FILE",
 }
 

@@ -6,16 +6,16 @@ import pytest
 
 from turnlens.pipeline.analyze import analyze
 from turnlens.pipeline.formats import FormatOptions, detect
-from turnlens.pipeline.formats.mdchat import MARKDOWN_CHAT, split_chat
+from turnlens.pipeline.formats.markdown_chat import MARKDOWN_CHAT, split_chat
 from turnlens.pipeline.profile import Profile
 
 from .common import assert_verbatim, fixture, shape, to_crlf
 
-SPECSTORY = "mdchat/.specstory/history/2025-06-01_10-00Z-login-loop.md"
+SPECSTORY = "markdown-chat/.specstory/history/2025-06-01_10-00Z-login-loop.md"
 ALTERNATING = [("user", "prompt"), ("assistant", "reply")] * 2
 
 CASES = {
-    "mdchat/headings.md": (
+    "markdown-chat/headings.md": (
         "Umzug der Datenbank",
         [
             "Wie migriere ich die Tabelle `orders` ohne Ausfallzeit? 🚚",
@@ -25,7 +25,7 @@ CASES = {
             "Then copy in batches of 50 000 rows and throttle on replication lag.",
         ],
     ),
-    "mdchat/claude-export.md": (
+    "markdown-chat/claude-export.md": (
         None,
         [
             "Review this function for race conditions.\n\n```go\n"
@@ -36,7 +36,7 @@ CASES = {
             "Merged.",
         ],
     ),
-    "mdchat/labels.md": (
+    "markdown-chat/labels.md": (
         None,
         [
             "Can you summarise the meeting notes below?",
@@ -45,7 +45,7 @@ CASES = {
             "Two remain; both are cosmetic.",
         ],
     ),
-    "mdchat/chatgpt-exporter.md": (
+    "markdown-chat/chatgpt-exporter.md": (
         "Regex for ISO dates",
         [
             "Write a regex that matches ISO 8601 dates.",
@@ -127,13 +127,13 @@ def test_headings_of_another_level_stay_inside_a_turn() -> None:
 
 
 def test_directives_steer_turns() -> None:
-    _, doc = fixture("mdchat/labels.md")
+    _, doc = fixture("markdown-chat/labels.md")
     # the pin line goes above a label line whose text sits on the same line
     pinned = doc.replace("**User:**\nWhat about", "<!-- turnlens: class=review -->\n**User:**\nWhat about")
     units, _ = split_chat(pinned)
     assert [u.pin for u in units] == [None, None, "review", None]
     assert units[1].text == "Sure. The team agreed to ship the beta on Friday."  # the comment is in no turn
-    _, doc = fixture("mdchat/headings.md")
+    _, doc = fixture("markdown-chat/headings.md")
     ignored = doc.replace("数据量", "<!-- turnlens: ignore -->\n数据量")
     units, _ = split_chat(ignored)
     assert [u.ignored for u in units] == [False, False, True, False]
@@ -142,7 +142,7 @@ def test_directives_steer_turns() -> None:
 
 
 def test_analysis_routes_user_turns_only() -> None:
-    path, doc = fixture("mdchat/claude-export.md")
+    path, doc = fixture("markdown-chat/claude-export.md")
     result = analyze(doc, Profile(), path=path)
     assert result.format == "markdown-chat"
     assert [r.classification.task_class for r in result.results][2] == "decision"  # "LGTM, merge it."
@@ -150,7 +150,7 @@ def test_analysis_routes_user_turns_only() -> None:
 
 
 def test_hidden_kinds_and_no_split_marker() -> None:
-    _, doc = fixture("mdchat/headings.md")
+    _, doc = fixture("markdown-chat/headings.md")
     units = MARKDOWN_CHAT.split(doc, FormatOptions(hide_kinds=("reply",))).units
     assert [(u.index, u.role) for u in units] == [(1, "user"), (2, "user")]
     assert MARKDOWN_CHAT.split_marker(FormatOptions()) is None
