@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from turnlens.pipeline.analyze import analyze
 from turnlens.pipeline.formats import FormatOptions, detect, get_format
 from turnlens.pipeline.formats.aider import AIDER, split_history
@@ -153,3 +156,52 @@ def test_resplit_equals_a_fresh_split() -> None:
     at = doc.index("ship it")
     again = AIDER.resplit(edited, FormatOptions(), first, (at, len(doc) - at - len("ship it")))
     assert again.units == AIDER.split(edited, FormatOptions()).units
+
+
+PIECES = [
+    "# aider chat started at 2025-01-01 10:00:00\n",
+    "#### fix the parser  \n",
+    "#### second line ✨  \n",
+    "> Applied edit to a.py  \n",
+    "\n",
+    "The reply explains the change.\n",
+    "```python\n",
+    "```\n",
+    "<!-- turnlens: class=spec -->\n",
+    "<!-- turnlens: ignore -->\n",
+    "> \n",
+]
+
+
+@given(
+    st.lists(st.sampled_from(PIECES), max_size=30),
+    st.lists(
+        st.tuples(st.integers(0, 10_000), st.integers(0, 40), st.sampled_from(["", *PIECES, "x", "#"])),
+        max_size=6,
+    ),
+)
+@settings(max_examples=150, deadline=None)
+def test_resplit_after_random_edits_equals_a_fresh_split(
+    pieces: list[str], edits: list[tuple[int, int, str]]
+) -> None:
+    text = "".join(pieces)
+    split = AIDER.split(text, FormatOptions())
+    for at, cut, insert in edits:
+        at = min(at, len(text))
+        cut = min(cut, len(text) - at)
+        new = text[:at] + insert + text[at + cut :]
+        split = AIDER.resplit(new, FormatOptions(), split, (at, len(text) - at - cut))
+        text = new
+        assert split.units == AIDER.split(text, FormatOptions()).units
+
+
+def test_an_edit_in_the_last_session_reuses_the_earlier_ones() -> None:
+    _, doc = fixture(HISTORY)
+    first = AIDER.split(doc, FormatOptions())
+    edited = doc + "\n#### one more prompt\n"
+    again = AIDER.resplit(edited, FormatOptions(), first, (len(doc), 0))
+    assert again.units[-1].text == "one more prompt"
+    # the first session's units are the same objects, not read again
+    sessions, before = again.state.sessions, first.state.sessions
+    assert len(sessions) == len(before) == 3
+    assert sessions[1][2] is before[1][2] and sessions[2][2] is not before[2][2]

@@ -16,57 +16,66 @@ prompt is scored (and `/route`d) as the user typed it.
 from __future__ import annotations
 
 import os
+import re
+from itertools import pairwise
 
 from turnlens.pipeline.formats.base import Edit, FormatOptions, Split, reindex
-from turnlens.pipeline.formats.mdtext import Lines, directives_in, fence_ends, file_ignored, trimmed
+from turnlens.pipeline.formats.mdtext import (
+    closed_fences,
+    directives_in,
+    file_ignored,
+    in_fence,
+    line_end,
+    next_line,
+    peel_tail,
+    trimmed,
+)
 from turnlens.pipeline.units import Directives, Unit
 
 HEADER = "# aider chat started at"
 FILE_NAME = ".aider.chat.history.md"
 
-_USER, _TOOL, _HEADER, _OTHER = "user", "tool", "header", "other"
-_ROLES = {_USER: ("user", "prompt"), _TOOL: ("tool", "tool_result"), _OTHER: ("assistant", "reply")}
+# the lines that are not the assistant's: a prompt line, a quoted output line, a session header
+_MARKED = re.compile(r"^(?:####(?=[ \t\r\n]|$)|>(?=[ \t\r\n]|$)|# aider chat started at)", re.MULTILINE)
+_HEADERS = re.compile(r"^# aider chat started at", re.MULTILINE)  # sessions start here
+_ROLES = {"#": ("user", "prompt"), ">": ("tool", "tool_result")}
 
 
-def _kind(line: str) -> tuple[str, int]:
-    """The line's kind and the length of its marker (`#### `, `> `)."""
-    if line.startswith("####"):
-        after = line[4:5]
-        if after in ("", "\r"):
-            return _USER, 4
-        if after in (" ", "\t"):
-            return _USER, 5
-    elif line.startswith(">"):
-        after = line[1:2]
-        if after in ("", "\r"):
-            return _TOOL, 1
-        if after in (" ", "\t"):
-            return _TOOL, 2
-    elif line.startswith(HEADER):
-        return _HEADER, 0
-    return _OTHER, 0
+class _Run:
+    """Consecutive prompt lines or output lines: (start, content end, marker length) of each."""
+
+    __slots__ = ("kind", "lines", "next")
+
+    def __init__(self, kind: str, line: tuple[int, int, int], nxt: int) -> None:
+        self.kind = kind
+        self.lines = [line]
+        self.next = nxt  # where the line after the run starts
 
 
-def _empty_marker(line: str) -> bool:
-    return not line[_kind(line)[1] :].strip()
+def _runs(text: str, lo: int, hi: int) -> list[_Run]:
+    """Prompt, output and header lines of [lo, hi) outside closed fences, grouped into runs.
 
-
-def _runs(lines: Lines) -> list[tuple[str, int, int]]:
-    """Consecutive lines of one kind: (kind, first line, line after the last)."""
-    fences = fence_ends(lines, stop=lambda i: lines.line(i).startswith(HEADER))
-    runs: list[tuple[str, int, int]] = []
-    i, n = 0, len(lines)
-    while i < n:
-        close = fences.get(i)
-        if close is not None:
-            kind, nxt = _OTHER, close + 1  # a closed fence belongs to the reply, whatever it holds
+    [lo, hi) is one session: it starts at a header (or the top) and no header is inside it.
+    """
+    fences = closed_fences(text, None, lo, hi)
+    runs: list[_Run] = []
+    for m in _MARKED.finditer(text, lo, hi):
+        start = m.start()
+        if fences[0] and in_fence(fences, start):
+            continue  # a closed fence belongs to the reply, whatever it holds
+        kind = text[start]
+        if kind == "#" and text.startswith(HEADER, start):
+            kind = "header"
+        width = 0 if kind == "header" else len(m.group(0))
+        if width and text[start + width : start + width + 1] in (" ", "\t"):
+            width += 1
+        line = (start, line_end(text, start), width)
+        last = runs[-1] if runs else None
+        if last is not None and last.kind == kind != "header" and last.next == start:
+            last.lines.append(line)
+            last.next = next_line(text, start)
         else:
-            kind, nxt = _kind(lines.line(i))[0], i + 1
-        if runs and runs[-1][0] == kind and kind != _HEADER:
-            runs[-1] = (kind, runs[-1][1], nxt)
-        else:
-            runs.append((kind, i, nxt))
-        i = nxt
+            runs.append(_Run(kind, line, next_line(text, start)))
     return runs
 
 
@@ -78,47 +87,99 @@ def _merge(first: Directives | None, second: Directives) -> tuple[str | None, bo
 
 def split_history(text: str) -> list[Unit]:
     """The prompts, tool outputs and replies of an Aider history, in order."""
-    lines = Lines(text)
+    return reindex([u for _, _, units in _sessions(text, None, None).sessions for u in units])
+
+
+class _Memo:
+    """A history's sessions — (start, end, units) each — for the next re-split."""
+
+    __slots__ = ("ignore_all", "sessions", "text")
+
+    def __init__(self, text: str, ignore_all: bool, sessions: list[tuple[int, int, list[Unit]]]) -> None:
+        self.text = text
+        self.ignore_all = ignore_all
+        self.sessions = sessions
+
+
+def _sessions(text: str, old: _Memo | None, edit: Edit | None) -> _Memo:
+    """Units session by session; with an old memo and an edit, the sessions the edit did
+    not touch are reused (shifted when after it): no fence, prompt or comment runs across
+    a session header, so a session's units depend on its own text alone."""
     ignore_all = file_ignored(text)
+    bounds = [m.start() for m in _HEADERS.finditer(text)]
+    if not bounds or bounds[0] != 0:
+        bounds.insert(0, 0)
+    bounds.append(len(text))
+    known: dict[tuple[int, int], list[Unit]] = {}
+    prefix = tail = delta = 0
+    if (
+        old is not None
+        and edit is not None
+        and old.ignore_all == ignore_all
+        and edit[0] + edit[1] <= min(len(old.text), len(text))
+    ):
+        known = {(a, b): units for a, b, units in old.sessions}
+        prefix, delta = edit[0], len(text) - len(old.text)
+        tail = len(text) - edit[1]
+    sessions: list[tuple[int, int, list[Unit]]] = []
+    for a, b in pairwise(bounds):
+        if a == b:
+            continue
+        units: list[Unit] | None = None
+        if known and b <= prefix:
+            units = known.get((a, b))
+        elif known and a >= tail:
+            moved = known.get((a - delta, b - delta))
+            if moved is not None:
+                units = (
+                    [u._replace(start=u.start + delta, end=u.end + delta) for u in moved] if delta else moved
+                )
+        if units is None:
+            units = _session_units(text, a, b, ignore_all)
+        sessions.append((a, b, units))
+    return _Memo(text, ignore_all, sessions)
+
+
+def _session_units(text: str, lo: int, hi: int, ignore_all: bool) -> list[Unit]:
+    """The units of one session [lo, hi), index not yet set."""
     units: list[Unit] = []
     pending: Directives | None = None  # comment lines just above the next unit steer it
-    for kind, a, b in _runs(lines):
-        if kind == _HEADER:
-            pending = None
-            continue
-        if kind == _OTHER:
-            last = b
-            while last > a and lines.is_blank(last - 1):
-                last -= 1
-            top = last
-            while top > a and lines.is_directive(top - 1):
-                top -= 1
-            here = None
-            if top < last:
-                here = directives_in(text[lines.starts[top] : lines.ends[last - 1]])
-            start, end = trimmed(text, lines.starts[a], lines.ends[top - 1]) if top > a else (0, 0)
-            if start == end:  # nothing but steering comments: they are for the next unit
-                pending = here if here is not None else pending
-                continue
-            after = here
-        else:
-            # `####` / `>` lines with nothing after the marker open or close no text
-            while a < b and _empty_marker(lines.line(a)):
-                a += 1
-            while b > a and _empty_marker(lines.line(b - 1)):
-                b -= 1
-            if a == b:
-                continue
-            start, end = trimmed(text, lines.starts[a] + _kind(lines.line(a))[1], lines.ends[b - 1])
-            after = None
-        if start == end:
-            continue
+
+    def add(start: int, end: int, role: str, kind: str, after: Directives | None) -> None:
+        nonlocal pending
         body = text[start:end]
         pin, ignored = _merge(pending, directives_in(body))
         pending = after
-        role, unit_kind = _ROLES[kind]
-        units.append(Unit(0, start, end, body, pin, ignored or ignore_all, role, unit_kind))
-    return reindex(units)
+        units.append(Unit(0, start, end, body, pin, ignored or ignore_all, role, kind))
+
+    def reply(a: int, b: int) -> None:
+        """The assistant's text between two runs (steering comments at its end are for the next)."""
+        nonlocal pending
+        stop, after = peel_tail(text, a, b)
+        start, end = trimmed(text, a, stop)
+        if start < end:
+            add(start, end, "assistant", "reply", after)
+        elif after is not None:
+            pending = after
+
+    pos = lo
+    for run in _runs(text, lo, hi):
+        reply(pos, run.lines[0][0])
+        pos = run.next
+        if run.kind == "header":
+            pending = None
+            continue
+        # `####` / `>` lines with nothing after the marker open or close no text
+        lines = [ln for ln in run.lines if text[ln[0] + ln[2] : ln[1]].strip()]
+        if not lines:
+            continue
+        first, last = lines[0], lines[-1]
+        start, end = trimmed(text, first[0] + first[2], last[1])
+        if start < end:
+            role, kind = _ROLES[run.kind]
+            add(start, end, role, kind, None)
+    reply(pos, hi)
+    return units
 
 
 def _is_history_name(path: str | None) -> bool:
@@ -140,19 +201,21 @@ class AiderFormat:
         return 0
 
     def split(self, text: str, options: FormatOptions) -> Split:
-        return Split(_hide(split_history(text), options))
+        return self._split(text, options, None, None)
 
     def resplit(self, text: str, options: FormatOptions, previous: Split, edit: Edit) -> Split:
-        return self.split(text, options)  # one linear pass; unchanged turns hit the analysis cache
+        old = previous.state if isinstance(previous.state, _Memo) else None
+        return self._split(text, options, old, edit)
+
+    def _split(self, text: str, options: FormatOptions, old: _Memo | None, edit: Edit | None) -> Split:
+        memo = _sessions(text, old, edit)
+        units = [u for _, _, session in memo.sessions for u in session]
+        if options.hide_kinds:
+            units = [u for u in units if u.kind not in options.hide_kinds]
+        return Split(reindex(units), state=memo)
 
     def split_marker(self, options: FormatOptions) -> str | None:
         return None  # a turn is whatever Aider wrote; there is no line that splits one
-
-
-def _hide(units: list[Unit], options: FormatOptions) -> list[Unit]:
-    if not options.hide_kinds:
-        return units
-    return reindex([u for u in units if u.kind not in options.hide_kinds])
 
 
 AIDER = AiderFormat()
