@@ -87,21 +87,28 @@ def _merge(first: Directives | None, second: Directives) -> tuple[str | None, bo
 
 def split_history(text: str) -> list[Unit]:
     """The prompts, tool outputs and replies of an Aider history, in order."""
-    return reindex([u for _, _, units in _sessions(text, None, None).sessions for u in units])
+    return reindex([u for _, _, units in _sessions(text, None, None, ()).sessions for u in units])
 
 
 class _Memo:
     """A history's sessions — (start, end, units) each — for the next re-split."""
 
-    __slots__ = ("ignore_all", "sessions", "text")
+    __slots__ = ("hidden", "ignore_all", "sessions", "text")
 
-    def __init__(self, text: str, ignore_all: bool, sessions: list[tuple[int, int, list[Unit]]]) -> None:
+    def __init__(
+        self,
+        text: str,
+        ignore_all: bool,
+        hidden: tuple[str, ...],
+        sessions: list[tuple[int, int, list[Unit]]],
+    ) -> None:
         self.text = text
         self.ignore_all = ignore_all
+        self.hidden = hidden
         self.sessions = sessions
 
 
-def _sessions(text: str, old: _Memo | None, edit: Edit | None) -> _Memo:
+def _sessions(text: str, old: _Memo | None, edit: Edit | None, hidden: tuple[str, ...]) -> _Memo:
     """Units session by session; with an old memo and an edit, the sessions the edit did
     not touch are reused (shifted when after it): no fence, prompt or comment runs across
     a session header, so a session's units depend on its own text alone."""
@@ -116,6 +123,7 @@ def _sessions(text: str, old: _Memo | None, edit: Edit | None) -> _Memo:
         old is not None
         and edit is not None
         and old.ignore_all == ignore_all
+        and old.hidden == hidden
         and edit[0] + edit[1] <= min(len(old.text), len(text))
     ):
         known = {(a, b): units for a, b, units in old.sessions}
@@ -136,8 +144,10 @@ def _sessions(text: str, old: _Memo | None, edit: Edit | None) -> _Memo:
                 )
         if units is None:
             units = _session_units(text, a, b, ignore_all)
+            if hidden:
+                units = [u for u in units if u.kind not in hidden]
         sessions.append((a, b, units))
-    return _Memo(text, ignore_all, sessions)
+    return _Memo(text, ignore_all, hidden, sessions)
 
 
 def _session_units(text: str, lo: int, hi: int, ignore_all: bool) -> list[Unit]:
@@ -208,11 +218,16 @@ class AiderFormat:
         return self._split(text, options, old, edit)
 
     def _split(self, text: str, options: FormatOptions, old: _Memo | None, edit: Edit | None) -> Split:
-        memo = _sessions(text, old, edit)
-        units = [u for _, _, session in memo.sessions for u in session]
-        if options.hide_kinds:
-            units = [u for u in units if u.kind not in options.hide_kinds]
-        return Split(reindex(units), state=memo)
+        memo = _sessions(text, old, edit, options.hide_kinds)
+        # numbered once; sessions before the edit keep their numbers, so their units are reused as is
+        units = reindex([u for _, _, session in memo.sessions for u in session])
+        at = 0
+        numbered = []
+        for a, b, session in memo.sessions:
+            numbered.append((a, b, units[at : at + len(session)]))
+            at += len(session)
+        memo.sessions = numbered
+        return Split(units, state=memo)
 
     def split_marker(self, options: FormatOptions) -> str | None:
         return None  # a turn is whatever Aider wrote; there is no line that splits one
