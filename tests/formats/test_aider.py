@@ -179,20 +179,22 @@ PIECES = [
         st.tuples(st.integers(0, 10_000), st.integers(0, 40), st.sampled_from(["", *PIECES, "x", "#"])),
         max_size=6,
     ),
+    st.sampled_from([(), ("tool_result",)]),
 )
 @settings(max_examples=150, deadline=None)
 def test_resplit_after_random_edits_equals_a_fresh_split(
-    pieces: list[str], edits: list[tuple[int, int, str]]
+    pieces: list[str], edits: list[tuple[int, int, str]], hidden: tuple[str, ...]
 ) -> None:
+    options = FormatOptions(hide_kinds=hidden)
     text = "".join(pieces)
-    split = AIDER.split(text, FormatOptions())
+    split = AIDER.split(text, options)
     for at, cut, insert in edits:
         at = min(at, len(text))
         cut = min(cut, len(text) - at)
         new = text[:at] + insert + text[at + cut :]
-        split = AIDER.resplit(new, FormatOptions(), split, (at, len(text) - at - cut))
+        split = AIDER.resplit(new, options, split, (at, len(text) - at - cut))
         text = new
-        assert split.units == AIDER.split(text, FormatOptions()).units
+        assert split.units == AIDER.split(text, options).units
 
 
 def test_an_edit_in_the_last_session_reuses_the_earlier_ones() -> None:
