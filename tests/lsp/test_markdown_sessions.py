@@ -111,3 +111,20 @@ async def test_markdown_chat_diagnostics_and_actions(client: LanguageClient) -> 
     third = await wait_diagnostics(client, CHAT_URI, version=3)
     assert [d.data for d in third[:2]] == [d.data for d in after[:2]]
     assert third[2].code == "decision" and line.startswith("Then")
+
+
+async def test_prompt_file_hover_points_at_the_frontmatter_effort(client: LanguageClient) -> None:
+    uri = "file:///work/demo/.github/prompts/security-review.prompt.md"
+    doc = _read("prompt-file/.github/prompts/security-review.prompt.md")
+    open_doc(client, uri, doc)
+    (diag,) = await wait_diagnostics(client, uri, version=1)
+    assert diag.range.start.line == 7  # the body's first line, under the frontmatter and a blank line
+    assert diag.data["route"]["effort"] == "high" and diag.data["route"]["source"] == "explicit"
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=3)
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "line 5: `effort: high`" in hover.contents.value  # the frontmatter's own line
+    assert hover.range is not None and hover.range.start.line == 7
