@@ -7,6 +7,7 @@ from pathlib import Path
 from turnlens.pipeline.units import Unit
 
 FIXTURES = Path(__file__).parent / "fixtures"
+NEARMISS_TEXT = Path(__file__).parent / "nearmiss-text"  # Markdown and text that only looks like a chat
 
 
 def fixture(rel: str) -> tuple[str, str]:

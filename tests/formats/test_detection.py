@@ -6,7 +6,9 @@ import pytest
 
 from turnlens.pipeline.formats import detect
 
-from .common import FIXTURES, fixture
+from .common import FIXTURES, NEARMISS_TEXT, fixture
+
+MARKDOWN_DIRS = ("aider", "markdown-chat", "prompt-file")
 
 EXPECTED = {
     "aider/.aider.chat.history.md": "aider",
@@ -18,23 +20,39 @@ EXPECTED = {
     "prompt-file/.claude/commands/fix-issue.md": "prompt-file",
     "prompt-file/.github/prompts/security-review.prompt.md": "prompt-file",
     "prompt-file/AGENTS.md": "prompt-file",
-    # near misses: plain notes stay plain text
-    "near/README.md": "turns",
-    "near/notes.md": "turns",
-    "near/post.md": "turns",
-    "near/session.txt": "turns",
 }
+
+# what a folder walk of the fixtures finds (it skips folders whose name starts with a dot)
+WALKED = {
+    name: fmt
+    for name, fmt in EXPECTED.items()
+    if not any(part.startswith(".") for part in name.split("/")[:-1])
+}
+
+NEAR_MISSES = ["README.md", "notes.md", "post.md", "session.txt"]  # plain notes stay plain text
 
 
 def test_every_fixture_is_listed() -> None:
-    on_disk = {str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*") if p.is_file()}
+    on_disk = {
+        p.relative_to(FIXTURES).as_posix()
+        for d in MARKDOWN_DIRS
+        for p in (FIXTURES / d).rglob("*")
+        if p.is_file()
+    }
     assert on_disk == set(EXPECTED)
+    assert sorted(p.name for p in NEARMISS_TEXT.iterdir()) == sorted(NEAR_MISSES)
 
 
 @pytest.mark.parametrize("rel", sorted(EXPECTED))
 def test_detected_format(rel: str) -> None:
     path, doc = fixture(rel)
     assert detect(path, doc).name == EXPECTED[rel]
+
+
+@pytest.mark.parametrize("name", NEAR_MISSES)
+def test_near_miss_files_are_plain_text(name: str) -> None:
+    path = NEARMISS_TEXT / name
+    assert detect(str(path), path.read_text(encoding="utf-8")).name == "turns"
 
 
 @pytest.mark.parametrize(
