@@ -57,7 +57,7 @@ def _runs(text: str, lo: int, hi: int) -> list[_Run]:
 
     [lo, hi) is one session: it starts at a header (or the top) and no header is inside it.
     """
-    fences = closed_fences(text, None, lo, hi)
+    fences = closed_fences(text, lo, hi)
     runs: list[_Run] = []
     for m in _MARKED.finditer(text, lo, hi):
         start = m.start()

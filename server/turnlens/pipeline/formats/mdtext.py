@@ -36,13 +36,13 @@ def next_line(text: str, pos: int) -> int:
     return len(text) if nl < 0 else nl + 1
 
 
-def closed_fences(text: str, stops: list[int] | None = None, lo: int = 0, hi: int | None = None) -> Fences:
+def closed_fences(text: str, lo: int = 0, hi: int | None = None) -> Fences:
     """The spans of code fences that close, from the opening line's start to the closing
     line's end.
 
     A fence left open (a reply cut off mid-block) is no fence here: treating it
-    as one would swallow every turn after it. No fence runs across an offset in
-    `stops` (a session header). `lo` and `hi` (line starts) bound the search.
+    as one would swallow every turn after it. `lo` and `hi` (line starts) bound
+    the search: no fence runs past them (an Aider session ends at the next header).
     """
     hi = len(text) if hi is None else hi
     lines = [(m.start(), m.group(1), m.group(2), m.end()) for m in _FENCE_LINE.finditer(text, lo, hi)]
@@ -53,18 +53,13 @@ def closed_fences(text: str, stops: list[int] | None = None, lo: int = 0, hi: in
     starts: list[int] = []
     ends: list[int] = []
     after = -1
-    stops = stops or []
     for k, (start, marker, info, _) in enumerate(lines):
         if start <= after or (marker[0] == "`" and "`" in info):
             continue
-        s = bisect_right(stops, start)
-        limit = stops[s] if s < len(stops) else len(text) + 1
         closers = bare[marker[0]]
         c = bisect_right(closers, k)
         while c < len(closers):
             close_start, close_marker, _, close_end = lines[closers[c]]
-            if close_start >= limit:
-                break
             if len(close_marker) >= len(marker):
                 starts.append(start)
                 ends.append(close_end)
