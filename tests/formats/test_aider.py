@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from turnlens.pipeline.analyze import analyze
-from turnlens.pipeline.formats import FormatOptions, detect, get_format
+from turnlens.pipeline.formats import FormatOptions, NotATranscript, Split, detect, get_format
 from turnlens.pipeline.formats.aider import AIDER, split_history
 from turnlens.pipeline.profile import Profile
 
@@ -187,14 +188,29 @@ def test_resplit_after_random_edits_equals_a_fresh_split(
 ) -> None:
     options = FormatOptions(hide_kinds=hidden)
     text = "".join(pieces)
-    split = AIDER.split(text, options)
+
+    def fresh(text: str) -> Split | None:
+        try:
+            return AIDER.split(text, options)
+        except NotATranscript:  # text with no Aider line at all
+            return None
+
+    split = fresh(text)
     for at, cut, insert in edits:
         at = min(at, len(text))
         cut = min(cut, len(text) - at)
         new = text[:at] + insert + text[at + cut :]
-        split = AIDER.resplit(new, options, split, (at, len(text) - at - cut))
+        expected = fresh(new)
+        edit = (at, len(text) - at - cut)
+        if split is not None and expected is None:
+            with pytest.raises(NotATranscript):
+                AIDER.resplit(new, options, split, edit)
+        if split is None or expected is None:
+            split = expected  # nothing to re-split from, or nothing to get
+        else:
+            split = AIDER.resplit(new, options, split, edit)
+            assert split.units == expected.units
         text = new
-        assert split.units == AIDER.split(text, options).units
 
 
 def test_an_edit_in_the_last_session_reuses_the_earlier_ones() -> None:

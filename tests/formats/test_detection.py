@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from turnlens.pipeline.formats import detect
+from turnlens.cli import main
+from turnlens.pipeline.formats import FormatOptions, NotATranscript, detect, get_format
 
 from .common import FIXTURES, NEARMISS_TEXT, fixture
 
@@ -76,3 +77,19 @@ def test_a_chat_in_a_non_markdown_file_is_not_claimed() -> None:
     doc = "## User\n\na\n\n## Assistant\n\nb\n\n## User\n\nc\n"
     assert detect("chat.md", doc).name == "markdown-chat"
     assert detect("chat.py", doc).name == "turns"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "message"), [("aider", "not an Aider chat history"), ("markdown-chat", "not a Markdown chat")]
+)
+def test_a_format_asked_for_refuses_text_that_is_not_its_own(fmt: str, message: str) -> None:
+    path = NEARMISS_TEXT / "post.md"
+    with pytest.raises(NotATranscript, match=message):
+        get_format(fmt).split(path.read_text(encoding="utf-8"), FormatOptions())
+    assert get_format(fmt).split("\n\n", FormatOptions()).units == []  # empty is not wrong, just empty
+
+
+def test_the_cli_reports_a_refused_format_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["plan", "--from", "aider", "--session", str(NEARMISS_TEXT / "notes.md"), "--budget", "100"])
+    assert code == 2
+    assert "not an Aider chat history" in capsys.readouterr().err

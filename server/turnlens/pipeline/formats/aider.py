@@ -19,7 +19,7 @@ import os
 import re
 from itertools import pairwise
 
-from turnlens.pipeline.formats.base import Edit, FormatOptions, Split, reindex
+from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Split, reindex
 from turnlens.pipeline.formats.mdtext import (
     closed_fences,
     directives_in,
@@ -218,6 +218,10 @@ class AiderFormat:
         return self._split(text, options, old, edit)
 
     def _split(self, text: str, options: FormatOptions, old: _Memo | None, edit: Edit | None) -> Split:
+        if _MARKED.search(text) is None and text.strip():
+            raise NotATranscript(
+                "not an Aider chat history: no `# aider chat started at` line and no `#### ` prompt line"
+            )
         memo = _sessions(text, old, edit, options.hide_kinds)
         # numbered once; sessions before the edit keep their numbers, so their units are reused as is
         units = reindex([u for _, _, session in memo.sessions for u in session])

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from turnlens.pipeline.formats.base import Edit, FormatOptions, Split, reindex
+from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Split, reindex
 from turnlens.pipeline.formats.mdtext import (
     closed_fences,
     directives_in,
@@ -169,6 +169,10 @@ class MarkdownChatFormat:
 
     def split(self, text: str, options: FormatOptions) -> Split:
         units, title = split_chat(text)
+        if not units and text.strip() and not markers(text):
+            raise NotATranscript(
+                "not a Markdown chat: no role headings or labels (`## User`, `**User:**`, `_**User**_`)"
+            )
         if options.hide_kinds:
             units = reindex([u for u in units if u.kind not in options.hide_kinds])
         return Split(units, title=title)
