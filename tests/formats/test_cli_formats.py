@@ -10,8 +10,11 @@ import pytest
 
 from tests.cli.conftest import Run
 from tests.formats.conftest import FIXTURES, NEARMISS, fixture
-from tests.formats.test_detect import EXPECTED
+from tests.formats.test_detect import EXPECTED as JSON_EXPECTED
+from tests.formats.test_detection import WALKED
 from turnlens.cli import main
+
+EXPECTED = {**JSON_EXPECTED, **WALKED}  # every session a walk of the fixtures finds
 
 
 @pytest.fixture

@@ -113,6 +113,15 @@ def test_effort_in_quoted_frontmatter_value() -> None:
     assert resolve_offline("---\neffort: 'medium'\n---\nDo the thing properly").effort == "medium"
 
 
+def test_the_first_line_after_frontmatter_holds_the_directive() -> None:
+    text = "---\ndescription: x\neffort: low\n---\n\n<!-- turnlens: class=spec -->\n/route plan\nDo it."
+    r = resolve_offline(text)
+    assert (r.phase, r.source) == ("plan", "directive")  # a directive beats the frontmatter's effort
+    assert r.signals[0].line == 7
+    slash = resolve_offline("---\ndescription: x\n---\n/review the diff please")
+    assert slash.source == "slash" and "line 4" in slash.reason
+
+
 def test_effort_outside_frontmatter_is_not_explicit() -> None:
     r = resolve_offline("Some notes\neffort: low\nPropose an approach with the trade-offs.")
     assert r.source == "classifier"

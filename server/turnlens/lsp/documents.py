@@ -60,20 +60,26 @@ class DocState:
             del self.model_routes[next(iter(self.model_routes))]
 
     def unit_at(self, offset: int) -> UnitResult | None:
-        """The unit whose range holds `offset` (or the nearest one before it)."""
-        i = bisect_right(self.results, offset, key=_unit_start) - 1
-        if i >= 0 and self.results[i].unit.start <= offset <= self.results[i].unit.end:
-            return self.results[i]
+        """The unit whose range holds `offset` (or the nearest one before it), else the unit
+        that starts later on the same line (past a marker such as Aider's `#### `)."""
+        results = self.results
+        i = bisect_right(results, offset, key=_unit_start) - 1
+        if i >= 0 and results[i].unit.start <= offset <= results[i].unit.end:
+            return results[i]
         # units come in reading order, which is not always document order (a ChatGPT export's
         # active branch, a Gemini message rewritten later in its log): then look at each
-        results = self.results
         checked, in_order = self._in_order
         if checked is not results:
             in_order = all(a.unit.start <= b.unit.start for a, b in pairwise(results))
             self._in_order = (results, in_order)
-        if in_order:
-            return None
-        return next((r for r in results if r.unit.start <= offset <= r.unit.end), None)
+        if not in_order:
+            return next((r for r in results if r.unit.start <= offset <= r.unit.end), None)
+        if i + 1 < len(results):
+            nxt = results[i + 1].unit
+            text = self.analyzed_text
+            if nxt.start <= len(text) and text.find("\n", offset, nxt.start) < 0:
+                return results[i + 1]
+        return None
 
 
 def _unit_start(result: UnitResult) -> int:

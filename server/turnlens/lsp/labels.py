@@ -74,10 +74,12 @@ def inlay_label(r: UnitResult) -> str:
     return f"{c.task_class} ≤{c.max_ratio}:1 · {effort}"
 
 
-def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
+def hover_markdown(r: UnitResult, first_line: int, n_units: int, route_line: int | None = None) -> str:
     """Scores, the rules that fired (document line numbers), and the route's reason.
 
     `first_line` is 0 for a message decoded from JSON: lines are then counted in the message.
+    `route_line` is where the text the router read begins, when that is not `first_line`
+    (a prompt file's frontmatter comes before the unit).
     """
     c, route, unit = r.classification, r.route, r.unit
     turn = f"turn {unit.index} of {n_units}" if n_units > 1 else "prompt"
@@ -111,8 +113,9 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int) -> str:
     out.append(f"**Route:** {route_text(route)} — {route.reason}")
     if unit.effort_used:
         out.append(f"**Effort used** (recorded in the session): {unit.effort_used}")
+    route_first = first_line if route_line is None else route_line
     for s in route.signals:
-        where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else s.description
+        where = f"{_line(route_first, s.line)}: `{_code(s.text)}`" if s.line else s.description
         out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
     return "\n".join(out)
 

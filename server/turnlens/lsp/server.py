@@ -338,10 +338,11 @@ class TurnLensServer(LanguageServer):
         if not live or state.settings.router.backend == "rules":
             return results
         last = live[-1]
-        now = self.router_for(state.settings.router).route_now(last.unit.text)
-        route = now if now is not None else state.model_routes.get(last.unit.text)
+        text = last.unit.route_text
+        now = self.router_for(state.settings.router).route_now(text)
+        route = now if now is not None else state.model_routes.get(text)
         if route is None:
-            self._ask_model(state, last.unit.text)
+            self._ask_model(state, text)
             return results
         replaced = UnitResult(last.unit, last.classification, route)
         return tuple(replaced if r is last else r for r in results)
@@ -360,7 +361,7 @@ class TurnLensServer(LanguageServer):
             if route is None or self.documents.get(state.doc.uri) is not state:
                 return  # superseded by a newer edit, or closed: drop the late answer
             state.remember_model_route(text, route)
-            if state.fresh and any(r.unit.text == text for r in state.results):
+            if state.fresh and any(r.unit.route_text == text for r in state.results):
                 self.analyze(state)
 
         self.spawn(ask())
@@ -372,9 +373,9 @@ class TurnLensServer(LanguageServer):
         classification = classify(unit.text, pack, explain=True, pin=unit.pin)
         route = result.route
         routed = route.source != "role"
-        if routed and route is not state.model_routes.get(unit.text):  # a model's answer has no rules
+        if routed and route is not state.model_routes.get(unit.route_text):  # a model's answer has no rules
             paused = self.router_for(state.settings.router).paused
-            route = resolve_offline(unit.text, state.settings.router, paused=paused)
+            route = resolve_offline(unit.route_text, state.settings.router, paused=paused)
         return UnitResult(unit, classification, route)
 
     def profile_of(self, state: DocState) -> Profile:

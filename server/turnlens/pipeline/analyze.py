@@ -41,7 +41,7 @@ class Analyzed:
     title: str | None = None
 
 
-CacheKey = tuple[str, str | None, bool]
+CacheKey = tuple[str, str | None, str | None, bool]  # text, meta, pin, routed
 
 
 class UnitCache:
@@ -87,12 +87,15 @@ class UnitCache:
         pack = profile.pack
         for unit in split.units:
             routed = profile.routes(unit.role, unit.kind)
-            ckey = (unit.text, unit.pin, routed)
+            ckey = (unit.text, unit.meta, unit.pin, routed)
             entry = fresh.get(ckey) or old.get(ckey)
             if entry is None:
                 self.misses += 1
                 # not explained: where each rule fired is worked out on hover, for one turn
-                entry = (classify(unit.text, pack, pin=unit.pin), route(unit.text) if routed else NOT_ROUTED)
+                entry = (
+                    classify(unit.text, pack, pin=unit.pin),
+                    route(unit.route_text) if routed else NOT_ROUTED,
+                )
             fresh[ckey] = entry
             results.append(UnitResult(unit, entry[0], entry[1]))
         self._entries = fresh
@@ -148,7 +151,7 @@ def analyze_stream(
     for unit in stream(lines, profile.options, problems):
         routed = profile.routes(unit.role, unit.kind)
         yield UnitResult(
-            unit, classify(unit.text, pack, pin=unit.pin), route(unit.text) if routed else NOT_ROUTED
+            unit, classify(unit.text, pack, pin=unit.pin), route(unit.route_text) if routed else NOT_ROUTED
         )
 
 

@@ -42,6 +42,14 @@ class Unit(NamedTuple):
     kind: str | None = None
     effort_used: str | None = None
     line: int = 0  # 1-based line of `start` where the format knows it cheaply (JSONL), else 0
+    # metadata kept out of scoring but read by the router (a prompt file's YAML frontmatter,
+    # which may say `effort:`); it sits just before the unit's text in the document
+    meta: str | None = None
+
+    @property
+    def route_text(self) -> str:
+        """What the router reads: the metadata (if any), then the text."""
+        return self.text if self.meta is None else self.meta + self.text
 
     @property
     def content_start(self) -> int:

@@ -96,21 +96,32 @@ def _to_phase(
     return Route(phase, effort, None, source, f"{why} → {phase} → effort {effort}", signals)
 
 
-def _directive(first_line: str, settings: RouterSettings) -> Route | None:
+def _directive(first_line: str, settings: RouterSettings, line: int = 1) -> Route | None:
     m = _ROUTE_LINE.match(first_line)
     if m is None:
         return None
     arg = (m.group(1) or "").lower()
     shown = m.group(0).strip()
     if arg == "off":
-        sig = _signal("router.directive", "off", 1, shown, "a /route directive")
-        return _no_route("directive", "/route off on line 1 → no route for this prompt", (sig,))
+        sig = _signal("router.directive", "off", line, shown, "a /route directive")
+        return _no_route("directive", f"/route off on line {line} → no route for this prompt", (sig,))
     if arg in settings.phases:
-        sig = _signal("router.directive", arg, 1, shown, "a /route directive")
-        return _to_phase(arg, settings, "directive", f"/route {arg} on line 1", (sig,))
+        sig = _signal("router.directive", arg, line, shown, "a /route directive")
+        return _to_phase(arg, settings, "directive", f"/route {arg} on line {line}", (sig,))
     phases = ", ".join([*settings.phases, "off"])
     what = f"{arg!r} is not a phase" if arg else "no phase given"
     return _no_route("slash", f"/route: {what} (expected {phases}) → treated as a slash command, no route")
+
+
+def _after_frontmatter(trimmed: str) -> int:
+    """Where the prompt starts after a leading YAML frontmatter block (0: there is none)."""
+    if not trimmed.startswith("---\n"):
+        return 0
+    end = _FRONTMATTER_END.search(trimmed, 4)
+    if end is None:
+        return 0
+    nl = trimmed.find("\n", end.end())
+    return len(trimmed) if nl < 0 else nl + 1
 
 
 def _explicit(trimmed: str, settings: RouterSettings) -> Route | None:
@@ -186,11 +197,18 @@ def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | 
     if not s.enable:
         return _no_route("off", "the router is turned off (turnlens.router.enable = false)")
     trimmed = _LEADING_DIRECTIVES.sub("", normalize_newlines(text)).strip()
-    first_line = trimmed.split("\n", 1)[0]
-    directive = _directive(first_line, s)
+    # a prompt file's first line is the first line after its frontmatter (and the pins under it)
+    fm = _after_frontmatter(trimmed)
+    body = trimmed
+    if fm:
+        rest = trimmed[fm:]
+        body = _LEADING_DIRECTIVES.sub("", rest).lstrip()
+        fm += len(rest) - len(body)
+    first_line = body.split("\n", 1)[0]
+    directive = _directive(first_line, s, _line_of(trimmed, fm))
     if directive is not None:
         return directive
-    if trimmed.startswith("/"):
+    if body.startswith("/"):
         # An `/effort <level>` first line is step 3's explicit effort, not a slash command.
         efforts = vocabulary().efforts
         m = _EFFORT_LINE.match(first_line)
@@ -199,7 +217,7 @@ def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | 
             why = "a slash command"
             if m is not None:
                 why = f"{m.group(1)!r} is not an effort ({', '.join(efforts)}), so a slash command"
-            return _no_route("slash", f"{command} on line 1: {why} → no route")
+            return _no_route("slash", f"{command} on line {_line_of(trimmed, fm)}: {why} → no route")
     explicit = _explicit(trimmed, s)
     if explicit is not None:
         return explicit

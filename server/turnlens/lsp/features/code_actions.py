@@ -78,11 +78,15 @@ def register(server: TurnLensServer) -> None:
                     edit=_insert(uri, line_start, "<!-- turnlens: ignore -->\n"),
                 )
             )
+        # above the first unit rather than on line 1: a prompt file's frontmatter must stay first
+        first = doc.position_at(results[0].unit.content_start).line
         actions.append(
             types.CodeAction(
                 title="TurnLens: ignore this file",
                 kind=KIND,
-                edit=_insert(uri, types.Position(line=0, character=0), "<!-- turnlens: ignore-file -->\n"),
+                edit=_insert(
+                    uri, types.Position(line=first, character=0), "<!-- turnlens: ignore-file -->\n"
+                ),
             )
         )
         separator = fmt.split_marker(ls.profile_of(state).options)

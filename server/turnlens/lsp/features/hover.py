@@ -27,10 +27,12 @@ def register(server: TurnLensServer) -> None:
         verbatim = unit.end - unit.start == len(unit.text)
         first_line = doc.position_at(unit.start).line + 1 if verbatim else 0
         n_units = sum(1 for r in results if not r.unit.ignored)
+        # the router read the unit's metadata too (a prompt file's frontmatter, just above it)
+        route_line = first_line - unit.meta.count("\n") if first_line and unit.meta else None
         return types.Hover(
             contents=types.MarkupContent(
                 kind=types.MarkupKind.Markdown,
-                value=labels.hover_markdown(result, first_line, n_units),
+                value=labels.hover_markdown(result, first_line, n_units, route_line),
             ),
             range=doc.range_at(result.unit.content_start, result.unit.end),
         )

@@ -44,6 +44,10 @@ _REGISTRY: dict[str, str] = {
     "openai": "turnlens.pipeline.formats.openai:OPENAI",
     "openai-jsonl": "turnlens.pipeline.formats.openai:OPENAI_JSONL",
     "anthropic": "turnlens.pipeline.formats.anthropic:ANTHROPIC",
+    # Markdown-based text formats
+    "aider": "turnlens.pipeline.formats.aider:AIDER",
+    "markdown-chat": "turnlens.pipeline.formats.markdown_chat:MARKDOWN_CHAT",
+    "prompt-file": "turnlens.pipeline.formats.prompt_file:PROMPT_FILE",
 }
 
 DETECT_HEAD = 64 * 1024
