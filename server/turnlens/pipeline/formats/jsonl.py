@@ -180,13 +180,17 @@ def first_json_lines(head: str, limit: int = 20) -> list[Any]:
     lines = head.split("\n")
     if len(lines) > 1:
         lines = lines[:-1]  # the head may end inside a line
+    tried = 0
     for line in lines:
         line = line.strip()
-        if not line:
+        if not line.startswith("{"):  # a record is an object: prose is passed over unparsed
             continue
+        tried += 1
         try:
             out.append(json.loads(line))
         except ValueError:
+            if tried >= 2 * limit and not out:
+                break  # braces, but no JSON: not JSON Lines
             continue
         if len(out) >= limit:
             break
