@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from turnlens.core.literals import fold, required_literals
+from turnlens.core.literals import cache_key, fold, required_literals
 from turnlens.core.rules import Rule, RulePack
 
 # `\A`, `\Z` and lookaround see past a line break when the whole text is searched at
@@ -194,19 +194,24 @@ class _Compiled:
         return None
 
 
-SET_AFTER_BYTES = 100_000
-SET_FOR_TEXT_BYTES = 20_000
+SET_AFTER_BYTES = 30_000
+SET_FOR_TEXT_BYTES = 8_000
 
 
 class _SetRule:
-    """A rule in the pack's RE2 set, with its own RE2 pattern to find candidate lines."""
+    """A rule in the pack's RE2 set, with its own RE2 pattern to find candidate lines.
 
-    __slots__ = ("bounded", "compiled", "exact", "pattern", "rx2")
+    `exact`: a set hit is a match on ASCII text; `exact_any`: on any text (the wide
+    translation widened no class); otherwise `find` confirms the hit with `re`.
+    """
 
-    def __init__(self, compiled: _Compiled, pattern: str, exact: bool) -> None:
+    __slots__ = ("bounded", "compiled", "exact", "exact_any", "pattern", "rx2")
+
+    def __init__(self, compiled: _Compiled, pattern: str, exact: bool, exact_any: bool) -> None:
         self.compiled = compiled
         self.pattern = pattern
         self.exact = exact
+        self.exact_any = exact_any
         self.bounded = _has_bounds(compiled.rule)
         self.rx2: Any = None
 
@@ -265,23 +270,22 @@ class _PackMatcher:
         self._built = False
 
     def _maybe_build(self, size: int) -> None:
-        """Build the RE2 set once it pays: compiling it costs about what scoring 100 KB does."""
+        """Build the RE2 sets once they pay: with the shipped translations, compiling them and
+        warming their DFAs costs about what scoring 10 KB on the Python path does."""
         self._seen += size
         if self._built or (self._seen < SET_AFTER_BYTES and size < SET_FOR_TEXT_BYTES):
             return
         self._built = True
-        from turnlens.core.translate import translate
-
         in_set: list[_SetRule] = []
         outside: list[_Compiled] = []
         for c in self.patterned:
             rule = c.rule
             assert rule.pattern is not None
-            t = translate(rule.pattern, rule.ignore_case) if rule.engine == "re" else None
+            t = set_translation(rule.pattern, rule.ignore_case) if rule.engine == "re" else None
             if t is None:
                 outside.append(c)
             else:
-                in_set.append(_SetRule(c, t.pattern, t.exact))
+                in_set.append(_SetRule(c, *t))
         if not in_set:
             return
         rset, refused = _build_set([r.pattern for r in in_set])
@@ -311,12 +315,13 @@ class _PackMatcher:
                     hits.append(c)
         else:
             in_set = self.in_set
+            ascii_text = len(data) == len(text)
             for i in self.set.match(data):
                 r = in_set[i]
                 c = r.compiled
                 if r.bounded and not c.bounds_ok(words, lines):
                     continue
-                if r.exact:
+                if r.exact_any or (r.exact and ascii_text):
                     hits.append(c)
                     continue
                 found = r.find(data, text)
@@ -356,12 +361,15 @@ def _has_bounds(rule: Rule) -> bool:
 def prefer_memory() -> None:
     """Smaller RE2 budgets: for a long-running process (the language server), where memory
     held for ever matters more than the last bit of throughput on huge inputs."""
-    global SET_PROGRAM_BUDGET, SET_MAX_MEM, RULE_MAX_MEM
-    SET_PROGRAM_BUDGET, SET_MAX_MEM, RULE_MAX_MEM = 25_000, 8 << 20, 8 << 20
+    global SET_MAX_MEM, RULE_MAX_MEM
+    SET_MAX_MEM, RULE_MAX_MEM = 8 << 20, 8 << 20
     _MATCHERS.clear()
 
 
-SET_PROGRAM_BUDGET = 200_000  # RE2 instructions in one set
+# Patterns in one RE2 set. A set's DFA states are combinations of its patterns' states:
+# a few sets of 16 build their DFAs on a cold text 4× faster than one set of them all, and
+# a pass over a turn still costs only a few calls.
+SET_PATTERNS = 16
 SET_MAX_MEM = 32 << 20
 RULE_MAX_MEM = 64 << 20  # a cap: a big pattern needs room for its DFA, or RE2 falls back to slow NFA
 
@@ -408,30 +416,12 @@ def _compile_set(patterns: list[str]) -> Any:
     return rset
 
 
-def _program_size(pattern: str) -> int | None:
-    import re2
-
-    try:
-        return int(re2.compile(pattern, _options()).programsize)
-    except re2.error:
-        return None
-
-
 def _build_set(patterns: list[str]) -> tuple[_RuleSets, list[int]]:
     """Sets over `patterns`, and the indices of patterns RE2 would not take (they stay on `re`)."""
-    groups: list[list[int]] = []
+    groups = [
+        list(range(i, min(i + SET_PATTERNS, len(patterns)))) for i in range(0, len(patterns), SET_PATTERNS)
+    ]
     refused: list[int] = []
-    size = SET_PROGRAM_BUDGET
-    for i, pattern in enumerate(patterns):
-        n = _program_size(pattern)
-        if n is None:
-            refused.append(i)
-            continue
-        if size + n > SET_PROGRAM_BUDGET:
-            groups.append([])
-            size = 0
-        groups[-1].append(i)
-        size += n
     sets: list[tuple[Any, list[int]]] = []
     for group in groups:
         rset = _compile_set([patterns[i] for i in group])
@@ -445,6 +435,41 @@ def _build_set(patterns: list[str]) -> tuple[_RuleSets, list[int]]:
             else:
                 sets.append((single, [i]))
     return _RuleSets(sets), sorted(refused)
+
+
+SetTranslation = tuple[str, bool, bool]  # RE2 pattern (wide form), exact on ASCII, exact on any text
+_KNOWN_SETS: dict[str, SetTranslation | None] | None = None
+
+
+def _known_translations() -> dict[str, SetTranslation | None]:
+    """The wide translations of TurnLens's own packs, made ahead (packs/translations.json):
+    translating a pack's patterns costs more than scoring a 20 KB text."""
+    global _KNOWN_SETS
+    if _KNOWN_SETS is None:
+        import json
+
+        from turnlens.core.data import read_packaged
+
+        try:
+            raw = json.loads(read_packaged("turnlens.core.packs", "translations.json"))
+            _KNOWN_SETS = {
+                k: (str(v[0]), bool(v[1]), bool(v[2])) if v else None for k, v in raw["patterns"].items()
+            }
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            _KNOWN_SETS = {}
+    return _KNOWN_SETS
+
+
+def set_translation(pattern: str, ignore_case: bool) -> SetTranslation | None:
+    """The RE2 form of a Python pattern for the engine's sets (see translate.py), or None."""
+    key = cache_key(pattern, ignore_case)
+    known = _known_translations()
+    if key in known:
+        return known[key]
+    from turnlens.core.translate import translate
+
+    t = translate(pattern, ignore_case, wide=True)
+    return None if t is None else (t.pattern, t.exact, t.exact_any)
 
 
 def _set_input(text: str) -> bytes | None:
