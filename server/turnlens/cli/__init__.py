@@ -2,18 +2,21 @@
 
 Each subcommand lives in its own module with `register(subparsers)`. Modules
 keep heavy imports (pygls, HTTP) inside their `run` so `turnlens classify`
-starts fast.
+starts fast; the plain forms of `classify` (what scripts and hooks call on every
+turn) skip argparse altogether.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 from turnlens.cli.common import EXIT_USAGE, UsageError
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from types import ModuleType
 
 # subcommand → module; only the one asked for is imported (start-up time is a feature)
 _COMMANDS = {
@@ -28,22 +31,25 @@ _COMMANDS = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that fails with one line and exit code 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
-
-
 def _modules(argv: Sequence[str] | None) -> list[ModuleType]:
     """The subcommand modules needed to parse `argv`: one when it names a command, else all."""
+    import importlib
+
     words = [a for a in (argv or []) if not a.startswith("-")]
     names = [words[0]] if words and words[0] in _COMMANDS else list(_COMMANDS)
     return [importlib.import_module(_COMMANDS[name]) for name in names]
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    import argparse
+
     from turnlens import __version__
+
+    class _Parser(argparse.ArgumentParser):
+        """argparse that fails with one line and exit code 2."""
+
+        def error(self, message: str) -> None:  # type: ignore[override]
+            raise UsageError(f"{self.prog}: {message}")
 
     parser = _Parser(
         prog="turnlens",
@@ -60,8 +66,55 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+_CLASSIFY_FLAGS = {"--stdin": "stdin", "--json": "json", "--explain": "explain", "--strict": "strict"}
+_CLASSIFY_VALUES = {"--input": "input", "--rules": "rules"}
+
+
+def _plain_classify(args: list[str]) -> dict[str, object] | None:
+    """The options of a `classify` call in its plain spelling (each option once, exactly as
+    `--help` shows it), or None: anything else, help and errors included, goes to argparse,
+    so both routes accept and reject exactly the same command lines."""
+    if not args or args[0] != "classify":
+        return None
+    opts: dict[str, object] = {"stdin": False, "json": False, "explain": False, "strict": False}
+    opts.update(input=None, rules=None)
+    seen: set[str] = set()
+    i = 1
+    while i < len(args):
+        arg = args[i]
+        if arg in seen:
+            return None
+        seen.add(arg)
+        if arg in _CLASSIFY_FLAGS:
+            opts[_CLASSIFY_FLAGS[arg]] = True
+        elif arg in _CLASSIFY_VALUES and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            opts[_CLASSIFY_VALUES[arg]] = args[i + 1]
+            i += 1
+        else:
+            return None
+        i += 1
+    if opts["stdin"] and opts["input"] is not None:
+        return None  # argparse says they exclude each other
+    return opts
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    plain = _plain_classify(args_list)
+    if plain is not None:
+        from types import SimpleNamespace
+
+        from turnlens.cli.classify import run
+
+        try:
+            return int(run(SimpleNamespace(**plain)))  # type: ignore[arg-type]
+        except UsageError as exc:
+            print(str(exc), file=sys.stderr)
+            return EXIT_USAGE
+        except BrokenPipeError:
+            return 0
+        except KeyboardInterrupt:
+            return 130
     parser = build_parser(args_list)
     try:
         args = parser.parse_args(args_list)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-import json
+from typing import TYPE_CHECKING
 
 from turnlens.cli.common import EXIT_FLAGGED, EXIT_OK, add_input_args, load_rules, read_input
+
+if TYPE_CHECKING:
+    import argparse
 
 HELP = """Print the task class of a prompt or turn: one of
   decision (≤5:1, frozen)   spec (≤3:1, frozen)        code (≤10:1, partly frozen)
@@ -14,6 +16,8 @@ HELP = """Print the task class of a prompt or turn: one of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import argparse
+
     p = sub.add_parser(
         "classify",
         help="print the task class of a prompt or turn",
@@ -35,12 +39,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from turnlens.core.classify import classify
-    from turnlens.pipeline.units import parse_directives
 
     text, path = read_input(args)
     pack = load_rules(args.rules, path)
-    result = classify(text, pack, explain=args.explain, pin=parse_directives(text).pin)
+    pin = None
+    if "<!--" in text:  # an inline `<!-- turnlens: class=… -->` pins the class
+        from turnlens.pipeline.units import parse_directives
+
+        pin = parse_directives(text).pin
+    result = classify(text, pack, explain=args.explain, pin=pin)
     if args.json:
+        import json
+
         print(json.dumps(result.to_json(explain=args.explain), ensure_ascii=False, separators=(",", ":")))
     else:
         print(result.task_class)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
 
     from turnlens.pipeline.formats import Problem

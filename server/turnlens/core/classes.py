@@ -6,10 +6,9 @@ views all read the same numbers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 from turnlens.core.data import parse_toml, read_packaged
 
@@ -18,8 +17,7 @@ _FROZEN = ("true", "partial", "false")
 _VERDICTS = ("SKIP", "COMPRESS_LIMITED", "COMPRESS")
 
 
-@dataclass(frozen=True, slots=True)
-class TaskClass:
+class TaskClass(NamedTuple):
     name: str
     max_ratio: int
     frozen: Frozen

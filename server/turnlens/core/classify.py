@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnlens.core.classes import Frozen, task_class
 from turnlens.core.engine import Score, Signal, score
 from turnlens.core.rules import RulePack, builtin_pack
 
 
-@dataclass(frozen=True, slots=True)
-class Classification:
+class Classification(NamedTuple):
+    """The answer for one prompt or turn (a named tuple: cheap to make by the thousand)."""
+
     task_class: str
     max_ratio: int
     frozen: Frozen
@@ -19,7 +19,7 @@ class Classification:
     words: int
     lines: int
     scores: dict[str, int]
-    signals: tuple[Signal, ...] = field(default=())
+    signals: tuple[Signal, ...] = ()
     pinned: bool = False
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnlens.core.literals import cache_key, fold, required_literals
 from turnlens.core.rules import Rule, RulePack
@@ -23,8 +22,11 @@ from turnlens.core.rules import Rule, RulePack
 _SEES_PAST_LINE = re.compile(r"\\[AZz]|\(\?<?[=!]")
 
 
-@dataclass(frozen=True, slots=True)
-class Signal:
+# Result types are named tuples, not dataclasses: `dataclasses` (with `inspect`) and the code
+# it generates per class cost a one-shot `turnlens classify` more than its scoring does.
+
+
+class Signal(NamedTuple):
     """A rule that fired: where (1-based line within the text) and on what."""
 
     rule: str
@@ -44,8 +46,7 @@ class Signal:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
+class Score(NamedTuple):
     scores: dict[str, int]
     words: int
     lines: int

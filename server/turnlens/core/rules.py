@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnlens.core.data import parse_toml, read_packaged
 
@@ -40,8 +39,11 @@ class RulePackError(ValueError):
     """A pack or rule that cannot be used; the message names the file and rule."""
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+# Named tuples and a plain class rather than dataclasses: importing `dataclasses` and
+# generating their methods costs a one-shot `turnlens classify` more than its scoring.
+
+
+class Rule(NamedTuple):
     """One additive signal: when it matches, its category gains `weight`, once."""
 
     id: str
@@ -60,8 +62,7 @@ class Rule:
     engine: str = "re"
 
 
-@dataclass(frozen=True, slots=True)
-class Fallback:
+class Fallback(NamedTuple):
     """What to answer when no category scores above zero."""
 
     short: str
@@ -69,20 +70,63 @@ class Fallback:
     max_short_words: int
 
 
-@dataclass(frozen=True)
 class RulePack:
-    """An ordered set of categories (tie order, strictest first) and their rules."""
+    """An ordered set of categories (tie order, strictest first) and their rules.
+
+    Immutable; equal when everything but `warnings` is equal.
+    """
+
+    __slots__ = ("categories", "description", "fallback", "name", "rules", "source", "warnings")
 
     name: str
     categories: tuple[str, ...]
     rules: tuple[Rule, ...]
-    fallback: Fallback | None = None
-    description: str = ""
-    source: str = ""
-    warnings: tuple[str, ...] = field(default=(), compare=False)
+    fallback: Fallback | None
+    description: str
+    source: str
+    warnings: tuple[str, ...]
+
+    def __init__(
+        self,
+        name: str,
+        categories: tuple[str, ...],
+        rules: tuple[Rule, ...],
+        fallback: Fallback | None = None,
+        description: str = "",
+        source: str = "",
+        warnings: tuple[str, ...] = (),
+    ) -> None:
+        values = (name, categories, rules, fallback, description, source, warnings)
+        for key, value in zip(_PACK_FIELDS, values, strict=True):
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"RulePack is immutable (cannot set {key!r})")
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.name, self.categories, self.rules, self.fallback, self.description, self.source)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, RulePack)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"RulePack(name={self.name!r}, categories={self.categories!r}, rules=<{len(self.rules)} rules>)"
+
+    def __reduce__(self) -> tuple[type[RulePack], tuple[object, ...]]:
+        # pickled for `turnlens check` workers; rebuilt through __init__
+        return (RulePack, tuple(getattr(self, key) for key in _PACK_FIELDS))
 
     def rule(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
+
+
+_PACK_FIELDS = ("name", "categories", "rules", "fallback", "description", "source", "warnings")
 
 
 def _err(source: str, rule_id: str | None, problem: str) -> RulePackError:
