@@ -248,25 +248,26 @@ class _PackMatcher:
     patterns, Python `re` (with literal pre-checks) for the rest.
 
     Everything a scoring call needs is precomputed here, since this runs once
-    per turn of every transcript.
+    per turn of every transcript. Rules are named by their position in the pack.
     """
 
     def __init__(self, pack: RulePack) -> None:
         self.rules = tuple(_Compiled(rule) for rule in pack.rules)
-        self.order = {id(c): i for i, c in enumerate(self.rules)}
         self.zero = dict.fromkeys(pack.categories, 0)
         # a ready signal per rule for the common, unexplained case
-        self.bare = {
-            id(c): Signal(c.rule.id, c.rule.category, c.rule.weight, 0, "", c.rule.description)
-            for c in self.rules
-        }
-        self.bounded_only = tuple(c for c in self.rules if c.rule.pattern is None)
-        self.patterned = tuple(c for c in self.rules if c.rule.pattern is not None)
+        self.bare = tuple(
+            Signal(c.rule.id, c.rule.category, c.rule.weight, 0, "", c.rule.description) for c in self.rules
+        )
+        self.bounded_only = tuple((i, c) for i, c in enumerate(self.rules) if c.rule.pattern is None)
+        self.patterned = tuple((i, c) for i, c in enumerate(self.rules) if c.rule.pattern is not None)
         # Until the set is built every patterned rule runs on the Python path.
         self.in_set: tuple[_SetRule, ...] = ()
-        self.outside: tuple[_Compiled, ...] = self.patterned
-        self.by_compiled: dict[int, _SetRule] = {}
+        self.set_index: tuple[int, ...] = ()  # pack position of each rule in the set
+        self.outside: tuple[tuple[int, _Compiled], ...] = self.patterned
+        self.by_index: dict[int, _SetRule] = {}
         self.set: Any = None
+        # scores and signals by the rules that fired: transcripts repeat a few combinations
+        self.memo: dict[tuple[int, ...], tuple[dict[str, int], tuple[Signal, ...]]] = {}
         self._seen = 0
         self._built = False
 
@@ -277,73 +278,97 @@ class _PackMatcher:
         if self._built or (self._seen < SET_AFTER_BYTES and size < SET_FOR_TEXT_BYTES):
             return
         self._built = True
-        in_set: list[_SetRule] = []
-        outside: list[_Compiled] = []
-        for c in self.patterned:
+        in_set: list[tuple[int, _SetRule]] = []
+        outside: list[tuple[int, _Compiled]] = []
+        for i, c in self.patterned:
             rule = c.rule
             assert rule.pattern is not None
             t = set_translation(rule.pattern, rule.ignore_case) if rule.engine == "re" else None
             if t is None:
-                outside.append(c)
+                outside.append((i, c))
             else:
-                in_set.append(_SetRule(c, *t))
+                in_set.append((i, _SetRule(c, *t)))
         if not in_set:
             return
-        rset, refused = _build_set([r.pattern for r in in_set])
+        rset, refused = _build_set([r.pattern for _, r in in_set])
         if refused:  # rare: RE2 would not take a pattern; it stays on `re`
-            outside.extend(in_set[i].compiled for i in refused)
-            in_set = [r for i, r in enumerate(in_set) if i not in set(refused)]
-            rset, _ = _build_set([r.pattern for r in in_set])
+            outside.extend((in_set[k][0], in_set[k][1].compiled) for k in refused)
+            outside.sort(key=_first)
+            in_set = [r for k, r in enumerate(in_set) if k not in set(refused)]
+            rset, _ = _build_set([r.pattern for _, r in in_set])
         self.set = rset
-        self.in_set = tuple(in_set)
+        self.in_set = tuple(r for _, r in in_set)
+        self.set_index = tuple(i for i, _ in in_set)
         self.outside = tuple(outside)
-        self.by_compiled = {id(r.compiled): r for r in in_set}
+        self.by_index = dict(in_set)
 
     def fired(
         self, text: str, words: int, lines: int, spans: dict[int, tuple[int, int]] | None = None
-    ) -> list[_Compiled]:
-        """The rules that match `text` (in no particular order); where a check located a
-        match on the way, its span goes into `spans` (by rule) for the explanation."""
-        hits = [c for c in self.bounded_only if c.bounds_ok(words, lines)]
-        folded: _Folded | None = None
+    ) -> list[int]:
+        """The pack positions of the rules that match `text`, in pack order; where a check
+        located a match on the way, its span goes into `spans` (by position) for the explanation."""
+        hits = [i for i, c in self.bounded_only if c.bounds_ok(words, lines)]
         if not self._built:
             self._maybe_build(len(text))
         data = _set_input(text) if self.set is not None else None
         if data is None:  # the Python path: every pattern is checked with `re`
-            for r in self.in_set:
+            for i, r in self.by_index.items():
                 c = r.compiled
                 if (not r.bounded or c.bounds_ok(words, lines)) and c.first_match(text) is not None:
-                    hits.append(c)
+                    hits.append(i)
         else:
-            in_set = self.in_set
+            in_set, set_index = self.in_set, self.set_index
             ascii_text = len(data) == len(text)
-            for i in self.set.match(data):
-                r = in_set[i]
-                c = r.compiled
-                if r.bounded and not c.bounds_ok(words, lines):
+            for k in self.set.match(data):
+                r = in_set[k]
+                if r.bounded and not r.compiled.bounds_ok(words, lines):
                     continue
                 if r.exact_any or (r.exact and ascii_text):
-                    hits.append(c)
+                    hits.append(set_index[k])
                     continue
                 found = r.find(data, text)
                 if found is not None:
-                    hits.append(c)
+                    hits.append(set_index[k])
                     if spans is not None:
-                        spans[id(c)] = found
-        for c in self.outside:
+                        spans[set_index[k]] = found
+        folded: _Folded | None = None
+        for i, c in self.outside:
             if c.bounds_ok(words, lines):
                 if folded is None:
                     folded = _Folded(text)
                 if c.first_match(text, folded) is not None:
-                    hits.append(c)
+                    hits.append(i)
+        hits.sort()  # pack order, whichever path found them: explanations must not vary
         return hits
 
-    def span(self, c: _Compiled, text: str, data: bytes | None) -> tuple[int, int] | None:
+    def tally(self, hits: list[int]) -> tuple[dict[str, int], tuple[Signal, ...]]:
+        """Scores and bare signals of the rules that fired (shared: callers copy the scores)."""
+        key = tuple(hits)
+        entry = self.memo.get(key)
+        if entry is None:
+            scores = self.zero.copy()
+            for i in key:
+                rule = self.rules[i].rule
+                scores[rule.category] += rule.weight
+            entry = (scores, tuple(self.bare[i] for i in key))
+            if len(self.memo) >= MEMO_SIZE:
+                self.memo.clear()
+            self.memo[key] = entry
+        return entry
+
+    def span(self, i: int, text: str, data: bytes | None) -> tuple[int, int] | None:
         """Where a fired rule first matches, as str offsets (for explanations)."""
-        r = self.by_compiled.get(id(c))
-        if r is None or data is None:
-            return c.first_match(text)
+        r = self.by_index.get(i)
+        if r is None or data is None or self.set is None:
+            return self.rules[i].first_match(text)
         return r.find(data, text)
+
+
+MEMO_SIZE = 4096
+
+
+def _first(item: tuple[int, _Compiled]) -> int:
+    return item[0]
 
 
 def _re2_compile(pattern: str) -> Any:
@@ -368,9 +393,10 @@ def prefer_memory() -> None:
 
 
 # Patterns in one RE2 set. A set's DFA states are combinations of its patterns' states:
-# a few sets of 16 build their DFAs on a cold text 4× faster than one set of them all, and
-# a pass over a turn still costs only a few calls.
-SET_PATTERNS = 16
+# two sets of 28 build their DFAs on a cold text about twice as fast as one set of all 56
+# of the default pack, while a pass over a turn still costs only two calls (sets of 16:
+# faster when cold, but four calls a turn cost 2x more on a transcript).
+SET_PATTERNS = 28
 SET_MAX_MEM = 32 << 20
 RULE_MAX_MEM = 64 << 20  # a cap: a big pattern needs room for its DFA, or RE2 falls back to slow NFA
 
@@ -527,25 +553,27 @@ def score(text: str, pack: RulePack, *, explain: bool = False) -> Score:
     if text.endswith("\n"):
         lines -= len(text) - len(text.rstrip("\n"))
     matcher = _matcher(pack)
-    scores = matcher.zero.copy()
-    spans: dict[int, tuple[int, int]] | None = {} if explain else None
+    if not explain:
+        scores, signals = matcher.tally(matcher.fired(text, words, lines))
+        return Score(scores.copy(), words, lines, signals)
+    spans: dict[int, tuple[int, int]] = {}
     hits = matcher.fired(text, words, lines, spans)
-    if len(hits) > 1:  # pack order, whichever path found them: explanations must not vary
-        order = matcher.order
-        hits.sort(key=lambda c: order[id(c)])
-    if explain:
-        data = _set_input(text) if matcher.set is not None else None
-        assert spans is not None
-        signals = tuple(
-            _signal(c.rule, text, spans.get(id(c)) or matcher.span(c, text, data) or (0, 0), words, lines)
-            for c in hits
+    data = _set_input(text) if matcher.set is not None else None
+    scores = matcher.zero.copy()
+    for i in hits:
+        rule = matcher.rules[i].rule
+        scores[rule.category] += rule.weight
+    explained = tuple(
+        _signal(
+            matcher.rules[i].rule,
+            text,
+            spans.get(i) or matcher.span(i, text, data) or (0, 0),
+            words,
+            lines,
         )
-    else:
-        bare = matcher.bare
-        signals = tuple(bare[id(c)] for c in hits)
-    for c in hits:
-        scores[c.rule.category] += c.rule.weight
-    return Score(scores, words, lines, signals)
+        for i in hits
+    )
+    return Score(scores, words, lines, explained)
 
 
 def score_plain(text: str, rules: Sequence[Rule], categories: Sequence[str]) -> dict[str, int]:

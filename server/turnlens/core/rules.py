@@ -116,7 +116,9 @@ class RulePack:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"RulePack(name={self.name!r}, categories={self.categories!r}, rules=<{len(self.rules)} rules>)"
+        return (
+            f"RulePack(name={self.name!r}, categories={self.categories!r}, rules=<{len(self.rules)} rules>)"
+        )
 
     def __reduce__(self) -> tuple[type[RulePack], tuple[object, ...]]:
         # pickled for `turnlens check` workers; rebuilt through __init__
