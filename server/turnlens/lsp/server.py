@@ -429,10 +429,13 @@ def run_server(
     logging.basicConfig(level=log_level, handlers=handlers, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(log_level)))
     # Transcripts make many small long-lived objects; collect less often so an edit is not
-    # followed by a full collection of all of them.
+    # followed by a full collection of all of them. What start-up made (protocol types,
+    # modules) lives as long as the process: frozen, the collector never walks it again.
     gc.set_threshold(20_000, 20, 20)
     prefer_memory()
     server = build_server()
+    gc.freeze()
+    gc.enable()
     if host is not None and port is not None:
         server.start_tcp(host, port)
     else:
