@@ -23,6 +23,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -186,7 +187,7 @@ def cliff(data: SweepData) -> tuple[float, str]:
     """The largest rise of the per-byte cost from one size to the next (≤ 1 means none)."""
     worst, where = 0.0, ""
     sizes = sorted(data.one_shot)
-    for a, b in zip(sizes, sizes[1:], strict=False):
+    for a, b in pairwise(sizes):
         rise = (data.one_shot[b] / b) / (data.one_shot[a] / a)
         if rise > worst:
             worst, where = rise, f"{workloads._human(a)} → {workloads._human(b)}"
