@@ -78,7 +78,9 @@ def plan(
     if isinstance(units, str):
         analyzed = _analyze(units, Profile(format="auto", separator=separator, pack=resolved))
         return _plan.plan([r.classification for r in analyzed.results], budget)
-    results = [u if isinstance(u, _classify.Classification) else classify_unit(u, resolved) for u in units]
+    todo = [u for u in units if not isinstance(u, _classify.Classification)]
+    done = iter(_classify.classify_many([u.text for u in todo], resolved, [u.pin for u in todo]))
+    results = [u if isinstance(u, _classify.Classification) else next(done) for u in units]
     return _plan.plan(results, budget)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from tests.bench import sweep
 from turnlens.core import engine
+from turnlens.core.classify import classify, classify_many
 from turnlens.core.engine import count_lines, count_words, score, score_plain
 from turnlens.core.rules import RulePack, builtin_pack
 from turnlens.core.units import split_units
@@ -73,3 +74,13 @@ def test_every_turn_of_the_500_kb_sweep_text_agrees(texts: dict[int, str]) -> No
             bad.append(u.index)
     assert engine._matcher(pack).set is not None
     assert not bad, f"{len(bad)} of {len(units)} turns disagree, e.g. {bad[:5]}"
+
+
+@pytest.mark.parametrize("size", SIZES[1:], ids=[f"{s}B" for s in SIZES[1:]])
+def test_classify_many_agrees_turn_by_turn_at_every_sweep_size(texts: dict[int, str], size: int) -> None:
+    """The batch path (`classify_many`, what the throughput benchmark times) gives exactly the
+    one-text answers on every turn of every sweep text, with LF and CRLF line breaks."""
+    pack = builtin_pack("default")
+    turns = [u.text for u in split_units(texts[size])]
+    for variant in (turns, [t.replace("\n", "\r\n") for t in turns]):
+        assert classify_many(variant, pack) == [classify(t, pack) for t in variant]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from turnlens.core.classes import Frozen, task_class
-from turnlens.core.engine import Score, Signal, score
+from turnlens.core.engine import Score, Signal, _matcher, _PackMatcher, normalize_newlines, score
 from turnlens.core.rules import RulePack, builtin_pack
 
 
@@ -91,3 +93,114 @@ def classify(
     """Classify one prompt or turn. `pin` forces the class (an inline override)."""
     pack = pack or builtin_pack("default")
     return from_score(score(text, pack, explain=explain), pack, pin=pin)
+
+
+class _Batch:
+    """What `classify_many` keeps per pack: the word and line counts at which any rule's
+    bounds (or the fallback) change, and answers by what decides them."""
+
+    __slots__ = ("answers", "line_cuts", "matcher", "word_cuts")
+
+    def __init__(self, pack: RulePack, matcher: _PackMatcher) -> None:
+        self.matcher = matcher  # answers are keyed by the hits of this matcher's sets
+        words: set[int] = set()
+        lines: set[int] = set()
+        for rule in pack.rules:
+            # bisect_left of n counts the cuts below n: `min` bounds cut below, `max` above
+            words.update(v for v in (rule.min_words,) if v is not None)
+            words.update(v + 1 for v in (rule.max_words,) if v is not None)
+            lines.update(v for v in (rule.min_lines,) if v is not None)
+            lines.update(v + 1 for v in (rule.max_lines,) if v is not None)
+        if pack.fallback is not None:
+            words.add(pack.fallback.max_short_words + 1)
+        self.word_cuts = sorted(words)
+        self.line_cuts = sorted(lines)
+        self.answers: dict[tuple[Any, ...], Classification | None] = {}
+
+
+_BATCHES: dict[int, tuple[RulePack, _Batch]] = {}
+
+
+def _batch(pack: RulePack, matcher: _PackMatcher) -> _Batch:
+    entry = _BATCHES.get(id(pack))
+    if entry is None or entry[0] is not pack or entry[1].matcher is not matcher:
+        if len(_BATCHES) > 16:
+            _BATCHES.clear()
+        entry = (pack, _Batch(pack, matcher))
+        _BATCHES[id(pack)] = entry
+    return entry[1]
+
+
+def classify_many(
+    texts: Iterable[str], pack: RulePack | None = None, pins: Sequence[str | None] | None = None
+) -> list[Classification]:
+    """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
+    of a transcript.
+
+    Which rules fire on a text is decided by what the RE2 sets report and by which side
+    of each rule's word and line bounds its counts fall. Texts that agree on those get
+    the same answer but for their counts, so everything after the set pass is done once
+    per combination (a transcript repeats a few hundred). A text whose hits need a
+    confirmation by `re` (set translations that are exact on ASCII text only, on a
+    non-ASCII text) takes the one-text path.
+    """
+    pack = pack or builtin_pack("default")
+    texts = list(texts)
+    if pins is not None and len(pins) != len(texts):
+        raise ValueError("classify_many: one pin (or None) per text")
+    matcher = _matcher(pack)
+    if not matcher._built:
+        matcher._maybe_build(sum(map(len, texts)))
+    if matcher.set is None or matcher.outside:
+        return [classify(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
+    out = _classify_batch(texts, pack, matcher, _batch(pack, matcher))
+    if pins:
+        for i, pin in enumerate(pins):
+            if pin is not None:
+                out[i] = classify(texts[i], pack, pin=pin)
+    return out
+
+
+def _classify_batch(
+    texts: list[str], pack: RulePack, matcher: _PackMatcher, batch: _Batch
+) -> list[Classification]:
+    # per set: the compiled set and, by its local index, the rules `re` must confirm on ASCII text
+    sets = [
+        (rset, {k: matcher.in_set[g] for k, g in enumerate(indices) if not matcher.in_set[g].exact})
+        for rset, indices in matcher.set.sets
+    ]
+    word_cuts, line_cuts, answers = batch.word_cuts, batch.line_cuts, batch.answers
+    out: list[Classification] = []
+    append = out.append
+    for text in texts:
+        if "\r" in text:
+            text = normalize_newlines(text)
+        words = len(text.split()) if len(text) <= 1 << 20 else -1
+        if words < 0 or not text.isascii():
+            append(classify(text, pack))  # long or non-ASCII: counted and confirmed one by one
+            continue
+        lines = text.count("\n") + 1
+        if text.endswith("\n"):
+            lines -= len(text) - len(text.rstrip("\n"))
+        data = text.encode("ascii")
+        key: list[Any] = [bisect_left(word_cuts, words + 1), bisect_left(line_cuts, lines + 1)]
+        for rset, unsure in sets:
+            hits = rset.Match(data)
+            if not hits:
+                key.append(None)
+                continue
+            if unsure:
+                # a hit `re` does not confirm is no hit: keep only the confirmed ones
+                hits = [k for k in hits if k not in unsure or unsure[k].find(data, text) is not None]
+            key.append(tuple(sorted(hits)))
+        frozen_key = tuple(key)
+        answer = answers.get(frozen_key)
+        if answer is None:
+            answer = classify(text, pack)
+            if len(answers) >= 4096:
+                answers.clear()
+            answers[frozen_key] = answer
+            append(answer)
+        else:
+            append(answer._replace(words=words, lines=lines, scores=answer.scores.copy()))
+    return out
