@@ -506,26 +506,36 @@ def bench_cli(cfg: Config) -> list[Result]:
     """`turnlens classify --stdin` wall time next to Python's own start-up, interleaved."""
     cmd = [*_turnlens_command(), "classify", "--stdin"]
     base_cmd = [sys.executable, "-c", "pass"]
+    bare_cmd = [sys.executable, "-S", "-c", "pass"]
     data = b"thanks, that fixed it!\n"
     n = cfg.pick(15, 5)
     for _ in range(2):
         _wall(cmd, data)
         _wall(base_cmd, b"")
-    base, ours = Timings([], []), Timings([], [])
+    base, ours, bare = Timings([], []), Timings([], []), Timings([], [])
     for _ in range(n):
         _wall(base_cmd, b"", base)
         _wall(cmd, data, ours)
+        _wall(bare_cmd, b"", bare)
     b = statistics.median(base.wall) * 1e3
     profile_command(cfg, "cli-classify", [*_turnlens_python_args(), "classify", "--stdin"], data)
+    own = statistics.median(ours.wall) - statistics.median(base.wall)
     return [
         from_times("cli", "Python start-up (`python -c pass`)", base, note="the baseline"),
+        from_times(
+            "cli",
+            "  Python start-up without `site` (`python -S -c pass`)",
+            bare,
+            note="what the interpreter costs before site-packages' .pth files run",
+        ),
         from_times(
             "cli",
             "`turnlens classify --stdin`, short input (wall)",
             ours,
             target=b + 15,
             target_text=f"≤ {b:.0f} + 15 ms",
-            note=" ".join(Path(cmd[0]).name if i == 0 else c for i, c in enumerate(cmd)),
+            note=" ".join(Path(cmd[0]).name if i == 0 else c for i, c in enumerate(cmd))
+            + f"; TurnLens's own share {own * 1e3:.1f} ms",
         ),
     ]
 

@@ -139,7 +139,8 @@ class Document:
                 if end < start:
                     start, end = end, start
                 self._mark(start, end, len(text))
-                text = text[:start] + change.text + text[end:]
+                # one new string (slices, then one join): `a + b + c` would also build `a + b`
+                text = "".join((text[:start], change.text, text[end:]))
                 self._text = text
                 self._starts = self._shift_starts(start, end, change.text)
             else:
