@@ -19,7 +19,7 @@ from turnlens.core import engine
 from turnlens.core.classify import classify, classify_many
 from turnlens.core.engine import count_lines, count_words, score, score_plain
 from turnlens.core.rules import RulePack, builtin_pack
-from turnlens.core.units import split_units
+from turnlens.pipeline.formats.turns import split_units
 
 SIZES = sweep.SIZES
 
