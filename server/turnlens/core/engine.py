@@ -195,7 +195,7 @@ class _Compiled:
         return None
 
 
-SET_AFTER_BYTES = 30_000
+SET_AFTER_BYTES = 8_000
 SET_FOR_TEXT_BYTES = 8_000
 
 
@@ -219,28 +219,30 @@ class _SetRule:
     def find(self, data: bytes, text: str) -> tuple[int, int] | None:
         """The first real match as str offsets, or None.
 
-        RE2 finds the first line that may match (its translation is exact or wider and
-        never crosses a line break) and Python's `re` checks that line; when it does not
-        hold, `re` searches the rest of the text in one pass.
+        RE2 finds the next line that may match (its translation is exact or wider and
+        never crosses a line break) and Python's `re` checks that line alone, until one
+        holds or RE2 finds no more: only the per-line pattern is ever compiled with `re`.
         """
         if self.rx2 is None:
             self.rx2 = _re2_compile(self.pattern)
-        m = self.rx2.search(data)
-        if m is None:
-            return None
-        hit = m.start()
-        start = data.rfind(b"\n", 0, hit) + 1
-        stop = data.find(b"\n", hit)
-        stop = len(data) if stop < 0 else stop
-        ascii_text = len(data) == len(text)
-        base = start if ascii_text else len(data[:start].decode("utf-8"))
-        found = self.compiled.per_line().search(data[start:stop].decode("utf-8"))
-        if found is not None:
-            return base + found.start(), base + found.end()
-        if stop >= len(data):
-            return None
-        after = stop + 1 if ascii_text else len(data[: stop + 1].decode("utf-8"))
-        return self.compiled.first_match_from(text, after)
+        line_regex = self.compiled.per_line()
+        search, size = self.rx2.search, len(data)
+        pos = 0
+        while True:
+            m = search(data, pos)
+            if m is None:
+                return None
+            hit = m.start()
+            start = data.rfind(b"\n", 0, hit) + 1
+            stop = data.find(b"\n", hit)
+            stop = size if stop < 0 else stop
+            found = line_regex.search(data[start:stop].decode("utf-8"))
+            if found is not None:
+                base = start if size == len(text) else len(data[:start].decode("utf-8"))
+                return base + found.start(), base + found.end()
+            if stop >= size:
+                return None
+            pos = stop + 1
 
 
 class _PackMatcher:
