@@ -175,14 +175,14 @@ def _classify_batch(
     for text in texts:
         if "\r" in text:
             text = normalize_newlines(text)
-        words = len(text.split()) if len(text) <= 1 << 20 else -1
-        if words < 0 or not text.isascii():
+        if len(text) > 1 << 20 or not text.isascii():
             append(classify(text, pack))  # long or non-ASCII: counted and confirmed one by one
             continue
+        data = text.encode("ascii")
+        words = len(text.split())
         lines = text.count("\n") + 1
         if text.endswith("\n"):
             lines -= len(text) - len(text.rstrip("\n"))
-        data = text.encode("ascii")
         key: list[Any] = [bisect_left(word_cuts, words + 1), bisect_left(line_cuts, lines + 1)]
         for rset, unsure in sets:
             hits = rset.Match(data)
@@ -192,7 +192,7 @@ def _classify_batch(
             if unsure:
                 # a hit `re` does not confirm is no hit: keep only the confirmed ones
                 hits = [k for k in hits if k not in unsure or unsure[k].find(data, text) is not None]
-            key.append(tuple(sorted(hits)))
+            key.append(tuple(hits))
         frozen_key = tuple(key)
         answer = answers.get(frozen_key)
         if answer is None:
@@ -202,5 +202,10 @@ def _classify_batch(
             answers[frozen_key] = answer
             append(answer)
         else:
-            append(answer._replace(words=words, lines=lines, scores=answer.scores.copy()))
+            a = answer
+            append(
+                Classification(
+                    a.task_class, a.max_ratio, a.frozen, a.verdict, words, lines, a.scores.copy(), a.signals
+                )
+            )
     return out
