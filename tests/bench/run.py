@@ -1084,6 +1084,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missed:
         print("missed: " + "; ".join(missed))
     command = "python tests/bench/run.py" + (" --quick" if args.quick else "")
+    if os.environ.get(sweep.ENV) and "sweep" in names:
+        command = f"{sweep.ENV}=…/context-task-classify.sh {command}"
     if args.only:
         command += " --only " + ",".join(names)
     meta = {
