@@ -355,6 +355,7 @@ def bench_throughput(cfg: Config) -> list[Result]:
     from turnlens.core.rules import builtin_pack
     from turnlens.pipeline.analyze import UnitCache
     from turnlens.pipeline.formats.turns import split_units
+    from turnlens.pipeline.profile import Profile
     from turnlens.router.resolve import resolve_offline
 
     def fast(text: str, pack: Any) -> Callable[[], None]:
@@ -432,8 +433,10 @@ def bench_throughput(cfg: Config) -> list[Result]:
         )
     )
 
+    profile = Profile(format="turns", separator=workloads.SEPARATOR, pack=default)
+
     def server_path() -> None:
-        UnitCache().analyze(medium.text, workloads.SEPARATOR, default, lambda t: resolve_offline(t))
+        UnitCache().analyze(medium.text, profile, lambda t: resolve_offline(t))
 
     out.append(
         from_rates(
