@@ -6,6 +6,7 @@ import asyncio
 import gc
 import logging
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -41,6 +42,8 @@ TRUSTED_ROUTER_KEYS = ("backend", "endpoint", "model", "apiKeyEnv")
 
 Listener = Callable[["TurnLensServer", DocState], None]
 TRIM_AFTER_UNITS = 500
+TRIM_TEXT_CHARS = 1_000_000
+TRIM_EVERY_S = 0.5
 
 
 def release_memory() -> None:
@@ -70,6 +73,7 @@ class TurnLensServer(LanguageServer):
         self.listeners: list[Listener] = []
         self._packs: dict[tuple[str, str, float], RulePack] = {}
         self._said: set[str] = set()
+        self._trimmed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- client facts ------------------------------------------------------------
@@ -330,6 +334,13 @@ class TurnLensServer(LanguageServer):
                 listener(self, state)
             except Exception:
                 log.exception("a view failed to update for %s", state.doc.uri)
+        if len(text) >= TRIM_TEXT_CHARS:
+            now = time.monotonic()
+            if now - self._trimmed >= TRIM_EVERY_S:
+                # an edit of a long document frees its old text, units and published JSON:
+                # hand those pages back now and then, or the heap only ever grows
+                self._trimmed = now
+                release_memory()
 
     def _with_model_route(self, state: DocState, results: tuple[UnitResult, ...]) -> tuple[UnitResult, ...]:
         """The turn being written (the last unit) is routed by the model back end, if one is on."""
