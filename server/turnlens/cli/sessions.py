@@ -27,13 +27,20 @@ class FileAnalysis:
     text: str | None = None  # the whole document, when it was read whole
     line_offsets: dict[int, int] = field(default_factory=dict)  # recent lines, when streamed
     title: str | None = None
+    # (offset, its 1-based line) of the last position asked: units come in order, so lines are
+    # counted on from there (counting from the start each time made `check` quadratic)
+    _cursor: tuple[int, int] = field(default=(0, 1), init=False, repr=False)
 
     def position(self, result: UnitResult) -> tuple[int, int]:
         """1-based line and column (in code points) of where a unit's text starts."""
         unit = result.unit
         anchor = unit.content_start
         if self.text is not None:
-            line = self.text.count("\n", 0, anchor) + 1
+            pos, line = self._cursor
+            if anchor < pos:
+                pos, line = 0, 1
+            line += self.text.count("\n", pos, anchor)
+            self._cursor = (anchor, line)
             return line, anchor - (self.text.rfind("\n", 0, anchor) + 1) + 1
         start = self.line_offsets.get(unit.line, anchor)
         return unit.line, anchor - start + 1
