@@ -46,6 +46,7 @@ class SweepPoint:
     label: str
     turnlens: list[float] = field(default_factory=list)  # seconds
     bash: list[float] = field(default_factory=list)
+    turnlens_cpu: list[float] = field(default_factory=list)  # CPU seconds of the process
 
     @property
     def ratio(self) -> float | None:
@@ -95,12 +96,21 @@ def bash_reference() -> tuple[str | None, str | None]:
     return classifier, plan
 
 
-def _run(cmd: list[str], data: bytes = b"", env: dict[str, str] | None = None) -> float:
+def _run(
+    cmd: list[str], data: bytes = b"", env: dict[str, str] | None = None, cpu: list[float] | None = None
+) -> float:
+    """Wall seconds of one run; its CPU seconds (user + system) go into `cpu`."""
+    import resource
     import time
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    if cpu is not None:
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
 
 
 def _repeats(size: int, quick: bool) -> int:
@@ -155,7 +165,7 @@ def run_sweep(
         if classifier:
             _run(["bash", classifier, "--stdin"], payload)
         for _ in range(_repeats(size, quick)):
-            point.turnlens.append(_run(cmd, payload))
+            point.turnlens.append(_run(cmd, payload, cpu=point.turnlens_cpu))
             if classifier:
                 point.bash.append(_run(["bash", classifier, "--stdin"], payload))
         data.points.append(point)
@@ -169,7 +179,7 @@ def run_sweep(
         cmd = [*turnlens, "plan", "--session", str(path), "--budget", str(PLAN_BUDGET), "--json"]
         _run(cmd)
         for _ in range(2 if quick else 5):
-            plan.turnlens.append(_run(cmd))
+            plan.turnlens.append(_run(cmd, cpu=plan.turnlens_cpu))
         if plan_script and classifier:
             env = {**os.environ, "REPO_ROOT": str(Path(classifier).resolve().parent.parent)}
             bash_cmd = ["bash", plan_script, "--session", str(path), "--budget", str(PLAN_BUDGET), "--json"]
@@ -291,6 +301,7 @@ def results(data: SweepData, make: Callable[..., Any]) -> list[Any]:
                 "sweep",
                 f"`turnlens classify --stdin`, {p.label} (wall)",
                 p.turnlens,
+                cpu=statistics.median(p.turnlens_cpu) if p.turnlens_cpu else None,
                 target=None if bash_ms is None else bash_ms * RATIO_TARGET,
                 target_text=""
                 if bash_ms is None
@@ -306,6 +317,7 @@ def results(data: SweepData, make: Callable[..., Any]) -> list[Any]:
                 "sweep",
                 f"`turnlens plan`, {p.label} (wall)",
                 p.turnlens,
+                cpu=statistics.median(p.turnlens_cpu) if p.turnlens_cpu else None,
                 target=None if bash_ms is None else bash_ms * PLAN_RATIO_TARGET,
                 target_text=""
                 if bash_ms is None
