@@ -151,7 +151,9 @@ def classify_many(
     matcher = _matcher(pack)
     if not matcher._built:
         matcher._maybe_build(sum(map(len, texts)))
-    if matcher.set is None or matcher.outside:
+    # the shared answers hold for the rules engine alone: a pack whose answers come from
+    # elsewhere as well (a learned model reads the text itself) is classified text by text
+    if matcher.set is None or matcher.outside or getattr(pack, "model", None) is not None:
         return [classify(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
     out = _classify_batch(texts, pack, matcher, _batch(pack, matcher))
     if pins:
