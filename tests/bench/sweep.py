@@ -238,10 +238,14 @@ def markdown(data: SweepData, image: str | None) -> list[str]:
             f"{workloads._human(s)} {t * 1e3:.1f} ms ({t / s * 1e9:.0f} ns/B)"
             for s, t in sorted(data.one_shot.items())
         )
+        trend = (
+            f"the cost per byte falls at every step (to at most {worst:.2f}× of the step before, {where})"
+            if worst <= 1
+            else f"the cost per byte rises by up to {worst:.2f}× ({where})"
+        )
         lines += [
             "",
-            f"One-shot `classify` in a fresh process (imports, pack and RE2 sets included): {per}; "
-            f"the cost per byte rises by at most {worst:.2f}× ({where}).",
+            f"One-shot `classify` in a fresh process (imports, pack and RE2 sets included): {per}; {trend}.",
         ]
     if image:
         lines += ["", f"![classify wall time against input size, TurnLens and the bash script]({image})"]
