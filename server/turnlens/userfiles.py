@@ -6,12 +6,65 @@ read files here and hand text to `turnlens.core.rules.parse_pack`.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
-from turnlens.core.rules import RulePack, builtin_pack, parse_pack
+from turnlens.core.rules import RulePack, RulePackError, builtin_pack, parse_pack
 
 PROJECT_FILE = ".turnlens.toml"
 MAX_RULES_FILE = 1_000_000
+# Documents the command line reads (`check`, `--input`, `--stdin`): larger ones are refused (with
+# a warning in `check`), since analysing a file costs up to 16 times its size in memory.
+MAX_INPUT_BYTES = 64_000_000
+_CHUNK = 1 << 20
+
+
+class ReadProblem(OSError):
+    """A file TurnLens will not read: not a regular file, too large, or unreadable."""
+
+
+def read_limited(path: Path | str, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, read without ever holding more.
+
+    A FIFO would block the reader for ever and `/dev/zero` never ends, so anything
+    that is not a regular file is refused before it is opened; the size is checked
+    before reading, and again while reading (a file can grow meanwhile).
+    """
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise ReadProblem(exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ReadProblem("is a directory")
+    if not stat.S_ISREG(info.st_mode):
+        raise ReadProblem("not a regular file")
+    if info.st_size > limit:
+        raise ReadProblem(f"larger than {limit:,} bytes ({info.st_size:,})")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise ReadProblem(exc.strerror or str(exc)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else since the stat
+            raise ReadProblem("not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise ReadProblem(f"larger than {limit:,} bytes")
+        return b"".join(chunks)
+    except OSError as exc:
+        if isinstance(exc, ReadProblem):
+            raise
+        raise ReadProblem(exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
 
 
 def find_project_rules(start: Path) -> Path | None:
@@ -22,8 +75,11 @@ def find_project_rules(start: Path) -> Path | None:
         return None
     for folder in (here, *here.parents):
         candidate = folder / PROJECT_FILE
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:  # a folder we may not look into: keep going up
+            continue
     return None
 
 
@@ -32,8 +88,8 @@ def _names_a_base(text: str) -> bool:
     import tomllib
 
     try:
-        meta = tomllib.loads(text).get("pack")
-    except tomllib.TOMLDecodeError:
+        meta = tomllib.loads(text.removeprefix("\ufeff")).get("pack")
+    except (tomllib.TOMLDecodeError, RecursionError):
         return False
     return isinstance(meta, dict) and "extends" in meta
 
@@ -41,17 +97,13 @@ def _names_a_base(text: str) -> bool:
 def load_rules_file(path: Path, base: RulePack | None = None) -> RulePack:
     """A user rules file extends `default` (or the pack its `[pack] extends` names).
 
-    Bad rules are skipped and listed in `pack.warnings`; a file that is not
-    TOML at all raises RulePackError naming it.
+    Bad rules are skipped and listed in `pack.warnings`; a file that cannot be
+    used (unreadable, too large, not TOML) raises RulePackError naming it.
     """
-    from turnlens.core.rules import RulePackError
-
     try:
-        data = path.read_bytes()[: MAX_RULES_FILE + 1]
-    except OSError as exc:
-        raise RulePackError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_RULES_FILE:
-        raise RulePackError(f"{path}: larger than {MAX_RULES_FILE} bytes")
+        data = read_limited(path, MAX_RULES_FILE)
+    except ReadProblem as exc:
+        raise RulePackError(f"{path}: cannot read: {exc}") from None
     text = data.decode("utf-8", errors="replace")
     if _names_a_base(text):
         base = None  # the file's own `[pack] extends` wins over the caller's default

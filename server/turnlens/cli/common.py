@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,16 +79,21 @@ def warn_invalid_utf8(name: str) -> None:
     print(f"turnlens: warning: {name}: invalid UTF-8 replaced with U+FFFD", file=sys.stderr)
 
 
+def shown(path: Path | str) -> str:
+    """A path as it can be printed: bytes of a non-UTF-8 file name become U+FFFD."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def read_path(path: Path) -> str:
+    """A file's text, read with a bound (userfiles.MAX_INPUT_BYTES); problems exit 2."""
+    from turnlens.userfiles import MAX_INPUT_BYTES, ReadProblem, read_limited
+
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"turnlens: {path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"turnlens: {path}: is a directory") from None
-    except OSError as exc:
-        raise UsageError(f"turnlens: {path}: {exc.strerror or exc}") from None
-    return decode(data, str(path))
+        data = read_limited(path, MAX_INPUT_BYTES)
+    except ReadProblem as exc:
+        reason = "no such file" if str(exc) == os.strerror(errno.ENOENT) else str(exc)
+        raise UsageError(f"turnlens: {shown(path)}: {reason}") from None
+    return decode(data, shown(path))
 
 
 def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
@@ -95,7 +102,12 @@ def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
         path = Path(args.input)
         return read_path(path), path
     if args.stdin:
-        return decode(sys.stdin.buffer.read(), "<stdin>"), None
+        from turnlens.userfiles import MAX_INPUT_BYTES
+
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise UsageError(f"turnlens: <stdin>: larger than {MAX_INPUT_BYTES:,} bytes")
+        return decode(data, "<stdin>"), None
     raise UsageError("turnlens: no input: give --stdin or --input FILE")
 
 
@@ -108,16 +120,21 @@ def load_rules(spec: str | None, near: Path | None) -> RulePack:
             return builtin_pack(spec)
         if spec:
             path = Path(spec)
-            if not path.is_file():
+            try:
+                exists = path.exists()
+            except OSError as exc:  # a name too long, a folder we may not enter
+                raise UsageError(f"turnlens: --rules {shown(spec)}: {exc.strerror or exc}") from None
+            if not exists:
                 raise UsageError(
-                    f"turnlens: --rules {spec}: no such file (built-in packs: {', '.join(BUILTIN_PACKS)})"
+                    f"turnlens: --rules {shown(spec)}: no such file "
+                    f"(built-in packs: {', '.join(BUILTIN_PACKS)})"
                 )
             pack = load_rules_file(path)
         else:
             found = find_project_rules(near.parent if near else Path.cwd())
             pack = load_rules_file(found) if found else builtin_pack("default")
     except RulePackError as exc:
-        raise UsageError(f"turnlens: {exc}") from None
+        raise UsageError(f"turnlens: {shown(str(exc))}") from None
     for warning in pack.warnings:
         print(f"turnlens: warning: {warning} (rule skipped)", file=sys.stderr)
     return pack

@@ -11,6 +11,7 @@ tests compare it with.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -124,10 +125,11 @@ def _compile_pattern(rule: Rule, *, multiline: bool) -> Any:
 class _Compiled:
     """A rule made ready for the fast path."""
 
-    __slots__ = ("by_line", "folded", "line_regex", "literals", "regex", "rule")
+    __slots__ = ("by_line", "folded", "line_regex", "literals", "off", "regex", "rule")
 
     def __init__(self, rule: Rule) -> None:
         self.rule = rule
+        self.off = False  # a user rule switched off for running over its time budget
         self.regex: Any = None
         self.line_regex: Any = None
         self.literals: tuple[str, ...] | None = None
@@ -335,11 +337,18 @@ class _PackMatcher:
                         spans[set_index[k]] = found
         folded: _Folded | None = None
         for i, c in self.outside:
-            if c.bounds_ok(words, lines):
-                if folded is None:
-                    folded = _Folded(text)
-                if c.first_match(text, folded) is not None:
-                    hits.append(i)
+            if c.off or not c.bounds_ok(words, lines):
+                continue
+            if folded is None:
+                folded = _Folded(text)
+            if c.rule.engine == "re2":
+                started = time.perf_counter()
+                found = c.first_match(text, folded)
+                _check_budget(c, time.perf_counter() - started)
+            else:
+                found = c.first_match(text, folded)
+            if found is not None:
+                hits.append(i)
         hits.sort()  # pack order, whichever path found them: explanations must not vary
         return hits
 
@@ -371,6 +380,29 @@ MEMO_SIZE = 4096
 
 def _first(item: tuple[int, _Compiled]) -> int:
     return item[0]
+
+
+# A user rule (from a rules file) that spends longer than this on one turn is switched off
+# for as long as its pack is in use; the load-time cost check (core/safe_re.py) lets few through.
+USER_RULE_BUDGET_S = 0.25
+_SWITCHED_OFF: list[str] = []
+
+
+def _check_budget(c: _Compiled, spent: float) -> None:
+    if spent > USER_RULE_BUDGET_S:
+        c.off = True
+        rule = c.rule
+        _SWITCHED_OFF.append(
+            f"{rule.source}: rule '{rule.id}' took {spent * 1000:,.0f} ms on one turn (budget "
+            f"{USER_RULE_BUDGET_S * 1000:.0f} ms); switched off until its file changes or a reload"
+        )
+
+
+def take_switched_off() -> list[str]:
+    """Messages about user rules switched off since the last call (the caller reports them)."""
+    out = _SWITCHED_OFF[:]
+    del _SWITCHED_OFF[:]
+    return out
 
 
 def _re2_compile(pattern: str) -> Any:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from turnlens.core.data import parse_toml, read_packaged
 
 BUILTIN_PACKS = ("default", "reference")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
 _RULE_KEYS = {
     "id",
     "category",
@@ -131,6 +131,14 @@ class RulePack:
 _PACK_FIELDS = ("name", "categories", "rules", "fallback", "description", "source", "warnings")
 
 
+def _clip(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _show(value: object) -> str:
+    return _clip(repr(value))
+
+
 def _err(source: str, rule_id: str | None, problem: str) -> RulePackError:
     where = f"{source}: rule '{rule_id}'" if rule_id else source
     return RulePackError(f"{where}: {problem}")
@@ -141,25 +149,26 @@ def _int_field(raw: Mapping[str, Any], key: str, source: str, rid: str) -> int |
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _err(source, rid, f"{key} must be a whole number ≥ 0, got {value!r}")
+        raise _err(source, rid, f"{key} must be a whole number ≥ 0, got {_show(value)}")
     return value
 
 
 def _check_re2(pattern: str, ignore_case: bool, source: str, rid: str) -> None:
-    import re2
+    """A user pattern must run on RE2 and be cheap enough there (see core/safe_re.py)."""
+    from turnlens.core.safe_re import PatternError, SafePattern, cost_problem
 
-    options = re2.Options()
-    options.case_sensitive = not ignore_case
-    options.log_errors = False
     try:
-        re2.compile(pattern, options)
-    except re2.error as exc:
+        SafePattern(pattern, ignore_case=ignore_case)
+    except PatternError as exc:
         raise _err(
             source,
             rid,
             f"pattern is not allowed in user rules: {exc} (user patterns use RE2 syntax, which runs in "
             "linear time: no backreferences or lookaround)",
         ) from None
+    problem = cost_problem(pattern, ignore_case=ignore_case, wrapped="(?m)" + pattern)
+    if problem is not None:
+        raise _err(source, rid, f"pattern is too costly to run: {problem}")
 
 
 def parse_rule(
@@ -173,35 +182,43 @@ def parse_rule(
     """Validate one `[[rule]]` table; raises RulePackError naming the rule."""
     rid = raw.get("id")
     if not isinstance(rid, str) or not _ID.match(rid):
-        raise _err(source, None, f"a rule needs an id (letters, digits, . _ : -), got {rid!r}")
+        raise _err(source, None, f"a rule needs an id (letters, digits, . _ : -), got {_show(rid)}")
     unknown = sorted(set(raw) - _RULE_KEYS)
     if unknown:
-        raise _err(source, rid, f"unknown key(s) {', '.join(unknown)}")
+        raise _err(source, rid, f"unknown key(s) {_clip(', '.join(unknown))}")
     category = raw.get("category", raw.get("class", raw.get("label")))
     allowed = tuple(categories)
     if category not in allowed:
-        raise _err(source, rid, f"unknown class {category!r} (expected one of: {', '.join(allowed)})")
+        raise _err(source, rid, f"unknown class {_show(category)} (expected one of: {', '.join(allowed)})")
     weight = raw.get("weight")
     if isinstance(weight, bool) or not isinstance(weight, int) or not -100 <= weight <= 100:
-        raise _err(source, rid, f"weight must be a whole number from -100 to 100, got {weight!r}")
+        raise _err(source, rid, f"weight must be a whole number from -100 to 100, got {_show(weight)}")
     pattern = raw.get("pattern")
     ignore_case = raw.get("ignore_case", False)
     if not isinstance(ignore_case, bool):
-        raise _err(source, rid, f"ignore_case must be true or false, got {ignore_case!r}")
+        raise _err(source, rid, f"ignore_case must be true or false, got {_show(ignore_case)}")
     if pattern is not None:
         if not isinstance(pattern, str) or not pattern:
             raise _err(source, rid, "pattern must be a non-empty string")
         if len(pattern) > MAX_PATTERN_LENGTH:
             raise _err(source, rid, f"pattern is longer than {MAX_PATTERN_LENGTH} characters")
+        if user:
+            from turnlens.core.safe_re import MAX_GROUP_DEPTH, group_depth
+
+            # before any parser sees it: Python's and the literal finder recurse per group
+            if group_depth(pattern) > MAX_GROUP_DEPTH:
+                raise _err(source, rid, f"pattern nests groups more than {MAX_GROUP_DEPTH} deep")
         if check_patterns:
             try:
                 re.compile(pattern, re.IGNORECASE if ignore_case else 0)
             except re.error as exc:
                 raise _err(source, rid, f"pattern does not compile: {exc}") from None
+            except (OverflowError, RecursionError, ValueError) as exc:
+                raise _err(source, rid, f"pattern does not compile: {exc}") from None
         if user:
             _check_re2(pattern, ignore_case, source, rid)
     if not isinstance(raw.get("enabled", True), bool):
-        raise _err(source, rid, f"enabled must be true or false, got {raw['enabled']!r}")
+        raise _err(source, rid, f"enabled must be true or false, got {_show(raw['enabled'])}")
     description = raw.get("description", "")
     if not isinstance(description, str):
         raise _err(source, rid, "description must be a string")
@@ -228,9 +245,11 @@ def parse_rule(
 
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
     try:
-        return parse_toml(text)
+        return parse_toml(text.removeprefix("\ufeff"))  # a byte-order mark is not content
     except ValueError as exc:  # tomllib.TOMLDecodeError
         raise _err(source, None, f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise _err(source, None, "not usable: tables or arrays nest too deep") from None
 
 
 def _parse_fallback(meta: Mapping[str, Any], categories: tuple[str, ...], source: str) -> Fallback | None:
@@ -269,15 +288,22 @@ def parse_pack(
         raise _err(source, None, "[pack] must be a table")
     unknown_top = sorted(set(data) - {"pack", "rule"})
     if unknown_top:
-        raise _err(source, None, f"unknown table(s) {', '.join(unknown_top)} (expected [pack] and [[rule]])")
+        raise _err(
+            source, None, f"unknown table(s) {_clip(', '.join(unknown_top))} (expected [pack] and [[rule]])"
+        )
     if base is None and isinstance(meta.get("extends"), str):
         try:
             base = builtin_pack(meta["extends"])
         except RulePackError as exc:
             raise _err(source, None, f"[pack] extends: {exc}") from None
+    for key in ("name", "description", "extends"):
+        if key in meta and not isinstance(meta[key], str):
+            raise _err(source, None, f"[pack] {key} must be a string, got {_show(meta[key])}")
     if base is not None:
         categories = base.categories
-        if "categories" in meta and tuple(meta["categories"]) != categories:
+        if "categories" in meta and (
+            not isinstance(meta["categories"], list) or tuple(meta["categories"]) != categories
+        ):
             raise _err(source, None, "an extending pack cannot change the categories")
     else:
         cats = meta.get("categories")

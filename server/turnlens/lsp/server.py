@@ -19,7 +19,7 @@ from pygls.uris import to_fs_path
 
 from turnlens import __version__
 from turnlens.core.classify import classify
-from turnlens.core.engine import prefer_memory
+from turnlens.core.engine import prefer_memory, take_switched_off
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack
 from turnlens.lsp.documents import DocState, is_excluded
 from turnlens.lsp.protocol import TurnLensProtocol
@@ -44,6 +44,12 @@ Listener = Callable[["TurnLensServer", DocState], None]
 TRIM_AFTER_UNITS = 500
 TRIM_TEXT_CHARS = 1_000_000
 TRIM_EVERY_S = 0.5
+MAX_PACKS_KEPT = 32
+
+
+def _shown(path: object) -> str:
+    """A path or message as it can be shown: bytes of a non-UTF-8 file name become U+FFFD."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def release_memory() -> None:
@@ -71,7 +77,7 @@ class TurnLensServer(LanguageServer):
         # never change how this one is routed, nor reset its HTTP client or its pause
         self.routers: dict[RouterSettings, Router] = {}
         self.listeners: list[Listener] = []
-        self._packs: dict[tuple[str, str, float], RulePack] = {}
+        self._packs: dict[tuple[str, str, int, int], RulePack] = {}
         self._said: set[str] = set()
         self._trimmed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -231,36 +237,56 @@ class TurnLensServer(LanguageServer):
         self.prune_routers()
 
     def pack_for(self, state: DocState) -> RulePack:
-        """The built-in pack, extended by the rules file setting or the nearest .turnlens.toml."""
+        """The built-in pack, extended by the rules file setting or the nearest .turnlens.toml.
+
+        A file that cannot be used leaves the built-in pack in charge, with one message; the
+        outcome is kept per file version (mtime and size), so a bad file is read once, not on
+        every didOpen.
+        """
         from turnlens.userfiles import find_project_rules, load_rules_file
 
         settings = state.settings
         base = builtin_pack(settings.rules_pack)
         path: Path | None = None
-        if settings.rules_file:
-            path = Path(settings.rules_file).expanduser()
-            if not path.is_absolute() and state.folder:
-                path = Path(state.folder) / path
-            if not path.is_file():
-                self.say_once(f"turnlens.rules.file: {path}: no such file; using the {base.name} pack")
-                return base
-        elif state.path:
-            path = find_project_rules(Path(state.path).parent)
-        if path is None:
-            return base
         try:
-            key = (settings.rules_pack, str(path), path.stat().st_mtime)
-        except OSError:
+            if settings.rules_file:
+                path = Path(settings.rules_file).expanduser()
+                if not path.is_absolute() and state.folder:
+                    path = Path(state.folder) / path
+                if not path.exists():
+                    self.say_once(
+                        f"turnlens.rules.file: {_shown(path)}: no such file; using the {base.name} pack"
+                    )
+                    return base
+            elif state.path:
+                path = find_project_rules(Path(state.path).parent)
+            if path is None:
+                return base
+            info = path.stat()
+        except (OSError, ValueError) as exc:  # a name too long, a folder we may not enter, a NUL
+            where = _shown(path if path is not None else settings.rules_file)
+            reason = getattr(exc, "strerror", None) or exc
+            self.say_once(f"turnlens.rules.file: {where}: {reason}; using the {base.name} pack")
             return base
+        key = (settings.rules_pack, str(path), info.st_mtime_ns, info.st_size)
         pack = self._packs.get(key)
         if pack is None:
             try:
                 pack = load_rules_file(path, base=base)
             except RulePackError as exc:
-                self.say_once(f"{exc}; using the {base.name} pack", types.MessageType.Error)
-                return base
+                self.say_once(f"{_shown(str(exc))}; using the {base.name} pack", types.MessageType.Error)
+                pack = base
+            except Exception as exc:  # never let a rules file stop analysis
+                log.exception("reading rules from %s failed", _shown(path))
+                self.say_once(
+                    f"{_shown(path)}: cannot be used ({type(exc).__name__}); using the {base.name} pack",
+                    types.MessageType.Error,
+                )
+                pack = base
             for warning in pack.warnings:
-                self.say_once(f"{warning} (rule skipped)", types.MessageType.Error)
+                self.say_once(f"{_shown(warning)} (rule skipped)", types.MessageType.Error)
+            if len(self._packs) >= MAX_PACKS_KEPT:
+                self._packs.clear()
             self._packs[key] = pack
         return pack
 
@@ -313,7 +339,7 @@ class TurnLensServer(LanguageServer):
             misses = state.cache.misses
             edits = state.doc.take_edits()
             try:
-                analyzed = state.cache.analyze(text, profile, route_fn, edits, state.path)
+                analyzed = self._analyze_with_fallback(state, text, profile, route_fn, edits)
             except NotATranscript as exc:
                 state.cache.clear()
                 # auto-detection refusing a JSON file is no news; a format the user chose is
@@ -321,6 +347,8 @@ class TurnLensServer(LanguageServer):
                 if not shown:
                     log.info("%s: %s", state.doc.uri, exc)
                 analyzed = Analyzed(settings.format, (), shown)
+            for message in take_switched_off():
+                self.say_once(message, types.MessageType.Error)
             state.format_name = analyzed.format
             state.title = analyzed.title
             state.problems = analyzed.problems
@@ -341,6 +369,29 @@ class TurnLensServer(LanguageServer):
                 # hand those pages back now and then, or the heap only ever grows
                 self._trimmed = now
                 release_memory()
+
+    def _analyze_with_fallback(
+        self, state: DocState, text: str, profile: Profile, route_fn: Callable[[str], Route], edits: Any
+    ) -> Analyzed:
+        """The analysis; a user rule that breaks at run time costs its pack, never the analysis:
+        the built-in pack takes over, with one message."""
+        try:
+            return state.cache.analyze(text, profile, route_fn, edits, state.path)
+        except NotATranscript:
+            raise
+        except Exception as exc:
+            builtin = builtin_pack(state.settings.rules_pack)
+            if profile.pack is builtin:
+                raise
+            log.exception("analysis with the rules of %s failed", _shown(profile.pack.source))
+            self.say_once(
+                f"{_shown(profile.pack.source)}: its rules failed ({type(exc).__name__}); "
+                f"using the {builtin.name} pack",
+                types.MessageType.Error,
+            )
+            state.pack = builtin
+            state.cache.clear()
+            return state.cache.analyze(text, self.profile_of(state), route_fn, None, state.path)
 
     def _with_model_route(self, state: DocState, results: tuple[UnitResult, ...]) -> tuple[UnitResult, ...]:
         """The turn being written (the last unit) is routed by the model back end, if one is on."""

@@ -1,0 +1,312 @@
+"""Hostile rules files (`.turnlens.toml`, `turnlens.rules.file`, `--rules`): a file or rule that
+cannot be used is skipped with one message naming it, the built-in pack keeps running, and
+nothing in a rules file can make analysis slow (issue #15, defects 1, 3 and 5; the BOM).
+
+Each test here failed before its fix; docs/security.md names them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from turnlens.core.classify import classify
+from turnlens.core.rules import RulePackError
+from turnlens.userfiles import MAX_RULES_FILE, load_rules_file
+
+from .conftest import Spawn, report
+from .rawlsp import server_env
+
+RULE = "[[rule]]\nid = '{id}'\nclass = 'spec'\nweight = 9\npattern = '''{pattern}'''\n"
+# Files that cannot be used at all: the whole file is skipped.
+BAD_FILES = {
+    "deep-arrays": "x = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "deep-tables": "x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n",
+    "categories-int": "[pack]\ncategories = 5\n",
+    "categories-int-base": "[pack]\nextends = 'default'\ncategories = 5\n",
+    "name-table": "[pack]\nname = {a = 1}\n",
+}
+# Files with one bad rule next to a good one: the bad one is skipped by name.
+BAD_RULES = {
+    "huge-count": r"a{4294967296}",
+    "deep-groups": "(" * 999 + "a" + ")" * 999,
+    "slow-repeat": r"(?:[\s\S]{1,1000})+z",
+    "slow-trial": r"(?:[\s\S]{1,300})+z",
+    "count-product": r"(?:a{1,100}){1,100}",
+}
+GOOD = RULE.format(id="good.marker", pattern="ZEBRA-MARKER")
+
+
+def _bad_rule_file(name: str) -> str:
+    return RULE.format(id=f"bad.{name}", pattern=BAD_RULES[name]) + "\n" + GOOD
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_an_unusable_rules_file_raises_one_error_naming_it(tmp_path: Path, name: str) -> None:
+    path = tmp_path / ".turnlens.toml"
+    path.write_text(BAD_FILES[name], encoding="utf-8")
+    with pytest.raises(RulePackError) as caught:
+        load_rules_file(path)
+    assert str(path) in str(caught.value)
+    assert len(str(caught.value)) < 300
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RULES))
+def test_a_bad_or_costly_rule_is_skipped_by_name(tmp_path: Path, name: str) -> None:
+    path = tmp_path / ".turnlens.toml"
+    path.write_text(_bad_rule_file(name), encoding="utf-8")
+    started = time.perf_counter()
+    pack = load_rules_file(path)
+    took = time.perf_counter() - started
+    assert [w for w in pack.warnings if f"bad.{name}" in w], pack.warnings
+    assert pack.rule(f"bad.{name}") is None and pack.rule("good.marker") is not None
+    assert classify("ZEBRA-MARKER", pack).task_class == "spec"
+    assert took < 1.0
+
+
+def test_a_rules_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / ".turnlens.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode("utf-8"))
+    pack = load_rules_file(path)
+    assert pack.rule("good.marker") is not None and not pack.warnings
+
+
+def test_slow_patterns_cannot_stall_scoring(tmp_path: Path) -> None:
+    """20 copies of a slow pattern and a 100 KB turn: the copies are refused at load."""
+    body = "".join(RULE.format(id=f"slow.{i}", pattern=r"(?:[\s\S]{1,1000})+z") for i in range(20))
+    path = tmp_path / ".turnlens.toml"
+    path.write_text(body, encoding="utf-8")
+    started = time.perf_counter()
+    pack = load_rules_file(path)
+    loaded = time.perf_counter() - started
+    text = ("lorem ipsum dolor sit amet " * 4000)[:99_999] + "z"  # a match exists: RE2 must scan
+    started = time.perf_counter()
+    classify(text, pack, explain=True)
+    scored = time.perf_counter() - started
+    report(
+        f"20 slow user patterns: load {loaded * 1000:.0f} ms, a 100 KB turn scored in {scored * 1000:.0f} ms"
+    )
+    assert len(pack.warnings) == 20 and all("too costly" in w for w in pack.warnings)
+    assert scored < 1.0
+
+
+def test_a_rule_over_its_time_budget_is_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run-time backstop: a user rule that takes too long on one turn stops running."""
+    from turnlens.core import engine
+    from turnlens.core.rules import builtin_pack, parse_pack
+
+    pack = parse_pack(
+        RULE.format(id="slowish", pattern=r"q+x"),
+        "slow.toml",
+        base=builtin_pack("default"),
+        strict=False,
+        user=True,
+    )
+    assert pack.rule("slowish") is not None
+    engine.take_switched_off()
+    monkeypatch.setattr(engine, "USER_RULE_BUDGET_S", 0.0)
+    classify("some text without the letter", pack)
+    messages = engine.take_switched_off()
+    assert len(messages) == 1 and "slowish" in messages[0] and "switched off" in messages[0]
+    classify("q" * 10, pack)  # off now: it does not run, so it cannot fire or be timed again
+    assert engine.take_switched_off() == []
+    assert "slowish" not in {s.rule for s in classify("q" * 10, pack).signals}
+
+
+def test_an_oversized_rules_file_is_refused_without_reading_it(tmp_path: Path) -> None:
+    path = tmp_path / ".turnlens.toml"
+    with path.open("wb") as handle:  # sparse: 2 GB that cost nothing to make
+        handle.truncate(2_000_000_000)
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(RulePackError, match="larger than"):
+        load_rules_file(path)
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 4 * MAX_RULES_FILE // 1024, grown_kib
+
+
+def _limited(limit: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def test_a_rules_path_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
+    """A FIFO would block for ever and /dev/zero never ends: checked in a child process with a
+    time and memory limit, so that a regression fails instead of hanging the suite."""
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero.toml"
+    link.symlink_to("/dev/zero")
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom turnlens.userfiles import load_rules_file\n"
+        "from turnlens.core.rules import RulePackError\n"
+        "try:\n    load_rules_file(Path(sys.argv[1]))\nexcept RulePackError as exc:\n    print(exc)\n"
+    )
+    for path in (fifo, link):
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", code, str(path)],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                env=server_env(),
+                preexec_fn=lambda: _limited(1 << 30),
+            )
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"reading {path.name} still blocks after 10 s") from None
+        assert "not a regular file" in done.stdout, (path.name, done.stdout, done.stderr[-500:])
+
+
+# -- the same through the command line and the server ---------------------------------------------
+
+
+def _turnlens(
+    *args: str, stdin: str = "", cwd: Path | None = None, user: bool = False
+) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "turnlens", *args]
+    if user:
+        command = _as_other_user(command)
+    return subprocess.run(
+        command, input=stdin, capture_output=True, text=True, timeout=60, env=server_env(), cwd=cwd
+    )
+
+
+def _as_other_user(command: list[str]) -> list[str]:
+    """Run as an unprivileged user, so that a folder without permissions really is closed."""
+    if os.geteuid() != 0:
+        return command
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: permissions cannot be tested")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A folder other users can enter (pytest's tmp_path is private to its user)."""
+    folder = Path(tempfile.mkdtemp(prefix="turnlens-rel-"))
+    folder.chmod(0o755)
+    yield folder
+    for sub in folder.rglob("*"):
+        if sub.is_dir():
+            sub.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def _one_line_no_traceback(done: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_cli_unusable_rules_file_exits_2_with_one_line(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "rules.toml"
+    path.write_text(BAD_FILES[name], encoding="utf-8")
+    done = _turnlens("classify", "--rules", str(path), "--stdin", stdin="hello there")
+    assert done.returncode == 2, done.stderr
+    assert str(path) in _one_line_no_traceback(done)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RULES))
+def test_cli_bad_rule_is_skipped_with_one_line(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "rules.toml"
+    path.write_text(_bad_rule_file(name), encoding="utf-8")
+    done = _turnlens("classify", "--rules", str(path), "--stdin", stdin="ZEBRA-MARKER")
+    assert done.returncode == 0, done.stderr
+    assert f"bad.{name}" in _one_line_no_traceback(done)
+    assert done.stdout.startswith("spec")
+
+
+def test_cli_rules_path_too_long_exits_2_with_one_line(tmp_path: Path) -> None:
+    done = _turnlens("classify", "--rules", str(tmp_path / ("r" * 300 + ".toml")), "--stdin", stdin="hi")
+    assert done.returncode == 2
+    assert "too long" in _one_line_no_traceback(done)
+
+
+def test_cli_rules_in_an_unreadable_folder_exits_2_with_one_line(shared_dir: Path) -> None:
+    locked = shared_dir / "locked"
+    locked.mkdir()
+    (locked / "rules.toml").write_text(GOOD, encoding="utf-8")
+    locked.chmod(0)
+    done = _turnlens("classify", "--rules", str(locked / "rules.toml"), "--stdin", stdin="hi", user=True)
+    assert done.returncode == 2, done.stderr
+    assert "ermission denied" in _one_line_no_traceback(done)
+
+
+async def test_server_keeps_publishing_with_bad_rules_files(spawn: Spawn, tmp_path: Path) -> None:
+    """One folder per bad file or rule; every document gets diagnostics, every problem one message."""
+    server = await spawn()
+    cases = {**{f"file-{k}": v for k, v in BAD_FILES.items()}}
+    cases.update({f"rule-{k}": _bad_rule_file(k) for k in BAD_RULES})
+    await server.initialize(folders=[str(tmp_path)])
+    uris = {}
+    for name, body in cases.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / ".turnlens.toml").write_text(body, encoding="utf-8")
+        uris[name] = (folder / "prompt.md").as_uri()
+    started = time.monotonic()
+    for uri in uris.values():
+        server.open(uri, "APPROVED — ship it\n---TURN---\nZEBRA-MARKER and " + "words " * 20_000 + "\n")
+    for name, uri in uris.items():
+        diags = await server.wait_diagnostics(uri, 1, timeout=20)
+        expected = ["decision", "spec" if name.startswith("rule-") else "context"]
+        assert [d["code"] for d in diags] == expected, (name, diags)
+    took = time.monotonic() - started
+    report(f"server: {len(uris)} documents under bad rules files published within {took * 1000:.0f} ms")
+    logs = [p["message"] for p in server.notifications("window/logMessage")]
+    for name in BAD_FILES:
+        assert sum(f"file-{name}/" in m for m in logs) == 1, (name, logs)
+    for name in BAD_RULES:
+        assert sum(f"bad.{name}" in m for m in logs) == 1, (name, logs)
+    assert "Traceback" not in server.stderr_text()
+    assert took < 10
+
+
+async def test_server_with_slow_project_rules_answers_quickly(spawn: Spawn, tmp_path: Path) -> None:
+    body = "".join(RULE.format(id=f"slow.{i}", pattern=r"(?:[\s\S]{1,1000})+z") for i in range(20))
+    (tmp_path / ".turnlens.toml").write_text(body, encoding="utf-8")
+    uri = (tmp_path / "big.md").as_uri()
+    text = ("lorem ipsum dolor sit amet " * 4000)[:99_999] + "z"  # a match exists: RE2 must scan
+    server = await spawn()
+    await server.initialize(folders=[str(tmp_path)])
+    started = time.monotonic()
+    server.open(uri, text)
+    await server.wait_diagnostics(uri, 1, timeout=20)
+    opened = time.monotonic() - started
+    server.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [
+                {
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                    "text": "x",
+                }
+            ],
+        },
+    )
+    started = time.monotonic()
+    hover = await server.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 3}},
+        timeout=20,
+    )
+    hovered = time.monotonic() - started
+    report(
+        f"server: 20 slow patterns, 100 KB turn: diagnostics {opened * 1000:.0f} ms, hover {hovered * 1000:.0f} ms"
+    )
+    assert hover["result"]
+    assert opened < 2.0 and hovered < 2.0
