@@ -38,6 +38,7 @@ class FakeModel:
     answer: str = "design"
     delay: float = 1.0  # `slow`: seconds before answering
     huge_bytes: int = 64 << 20  # `huge`: size of the body (a valid answer, padded)
+    echo_pad: int = 0  # `echo401`: characters of message before the echoed key
     requests: list[Seen] = field(default_factory=list)
     port: int = 0
     _server: asyncio.Server | None = None
@@ -138,8 +139,11 @@ class FakeModel:
                 self._huge = b'{"choices": [{"message": {"content": "design"}}], "pad": "' + pad + b'"}'
             await _send(writer, 200, self._huge)
         elif mode == "echo401":
-            key = headers.get("authorization", "").removeprefix("Bearer ")
-            message = {"error": {"message": f"Incorrect API key provided: {key}", "code": "invalid_api_key"}}
+            key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+            pad = "x" * self.echo_pad + " " if self.echo_pad else ""
+            message = {
+                "error": {"message": f"{pad}Incorrect API key provided: {key}", "code": "invalid_api_key"}
+            }
             await _send(writer, 401, json.dumps(message).encode())
         else:  # pragma: no cover - a typo in a test
             raise ValueError(mode)

@@ -16,7 +16,14 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from turnlens.router.backends import BackendError, BackendFactory, LabelBackend, make_backend, redact
+from turnlens.router.backends import (
+    BackendError,
+    BackendFactory,
+    LabelBackend,
+    make_backend,
+    redact,
+    secrets_of,
+)
 from turnlens.router.breaker import Breaker
 from turnlens.router.resolve import Route, paused_route, resolve_early, route_from_label, rules_route
 from turnlens.router.sample import sample
@@ -152,9 +159,8 @@ class Router:
             self._backend = self._factory(self._settings, self._env)
         return self._backend
 
-    def _secret(self) -> str | None:
-        name = self._settings.api_key_env
-        return self._env.get(name) if name else None
+    def _secrets(self) -> tuple[str, ...]:
+        return secrets_of(self._settings, self._env)
 
     async def _call_model(self, text: str, key: str | None, token: object) -> Route | None:
         s = self._settings
@@ -187,7 +193,7 @@ class Router:
         exc = call.exception()
         if exc is not None:
             message = str(exc) if isinstance(exc, BackendError) else f"{type(exc).__name__}: {exc}"
-            return self._failed(text, redact(message, self._secret()))
+            return self._failed(text, redact(message, *self._secrets()))
         self._breaker.success()
         label = call.result()
         model = f' "{s.model}"' if s.model else ""

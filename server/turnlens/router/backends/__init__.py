@@ -7,6 +7,7 @@ importing the router, the CLI or the core never pays for it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Protocol
@@ -74,11 +75,81 @@ def parse_label(answer: str) -> str | None:
     return None
 
 
-def redact(message: str, secret: str | None) -> str:
-    """Never let a key travel in an error, a log line or a reason (servers echo keys back)."""
-    if secret and len(secret) >= 4 and secret in message:
-        message = message.replace(secret, "***")
-    return message
+_PIECE = 8  # a run of this many characters of a secret counts as showing it
+
+
+def _forms(secret: str) -> set[str]:
+    """How a secret can appear in a message: as it is, trimmed, or escaped by a repr or JSON."""
+    forms = {secret, secret.strip(), repr(secret)[1:-1], json.dumps(secret)[1:-1]}
+    return {f for f in forms if len(f) >= 4}
+
+
+def redact(message: str, *secrets: str | None) -> str:
+    """Mask every secret in `message`, and any run of 8 or more of its characters (servers echo
+    keys back, cut them short, or quote them escaped), as `***`."""
+    forms: set[str] = set()
+    for secret in secrets:
+        if secret:
+            forms |= _forms(secret)
+    if not forms:
+        return message
+    for form in sorted(forms, key=len, reverse=True):
+        message = message.replace(form, "***")
+    pieces = {f[i : i + _PIECE] for f in forms if len(f) >= _PIECE for i in range(len(f) - _PIECE + 1)}
+    if not pieces:
+        return message
+    masked = bytearray(len(message))
+    for i in range(len(message) - _PIECE + 1):
+        if message[i : i + _PIECE] in pieces:
+            masked[i : i + _PIECE] = b"\x01" * _PIECE
+    if not any(masked):
+        return message
+    out: list[str] = []
+    for i, ch in enumerate(message):
+        if not masked[i]:
+            out.append(ch)
+        elif i == 0 or not masked[i - 1]:
+            out.append("***")
+    return "".join(out)
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The credentials a URL carries (`user:TOKEN@host`, `?key=…`), to be masked wherever it shows."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ()
+    found = [unquote(v) for v in (parts.username, parts.password) if v]
+    found += [v for _k, v in parse_qsl(parts.query) if v]
+    return tuple(found)
+
+
+def shown_url(url: str) -> str:
+    """A URL fit for messages: without its user information and query string."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:  # an IPv6 address
+            host = f"[{host}]"
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "<the configured endpoint>"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def secrets_of(settings: RouterSettings, env: Mapping[str, str]) -> tuple[str, ...]:
+    """Everything a message about a model call must not show: the key and endpoint credentials."""
+    found = list(url_secrets(settings.endpoint))
+    if settings.api_key_env:
+        key = env.get(settings.api_key_env)
+        if key:
+            found.append(key)
+    return tuple(found)
 
 
 def make_backend(settings: RouterSettings, env: Mapping[str, str]) -> LabelBackend:
