@@ -229,14 +229,18 @@ _KEYS: Final = {
 }
 assert set(_KEYS.values()) == {f.name for f in fields(RouterSettings)}
 
+SAMPLE_CAP: Final = 2000
+
 # whole-number settings: (minimum, maximum)
 _INT_RANGES: Final = {
     "timeoutMs": (1, 600_000),
     "failureLimit": (1, 1000),
     "minLength": (0, 100_000),
-    "sampleMax": (1, 1_000_000),
-    "sampleHead": (0, 1_000_000),
-    "sampleTail": (0, 1_000_000),
+    # what a model back end is sent: a sample of at most SAMPLE_CAP code points, whatever the
+    # settings say (docs/security.md promises it; a workspace may lower it, never raise it)
+    "sampleMax": (1, SAMPLE_CAP),
+    "sampleHead": (0, SAMPLE_CAP),
+    "sampleTail": (0, SAMPLE_CAP),
 }
 _COOLDOWN_RANGE: Final = (0.0, 10_080.0)  # up to a week
 
@@ -269,11 +273,14 @@ class _Parser:
     def parse(self, raw: Mapping[str, Any]) -> None:
         for key, value in raw.items():
             if key not in _KEYS:
-                self.warnings.append(f"router.{key}: unknown setting, ignored")
+                self.warnings.append(f"router.{str(key)[:60]}: unknown setting, ignored")
                 continue
             if value is None:  # an unset value in JSON: the default
                 continue
-            getattr(self, "_" + _KEYS[key])(key, value)
+            try:
+                getattr(self, "_" + _KEYS[key])(key, value)
+            except Exception as exc:  # one odd value costs its own key, never the others
+                self.warn(key, f"could not be read ({type(exc).__name__})")
         self._check_sample()
 
     def _enable(self, key: str, value: Any) -> None:
@@ -339,8 +346,9 @@ class _Parser:
 
     def _cooldown_minutes(self, key: str, value: Any) -> None:
         lo, hi = _COOLDOWN_RANGE
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        if not ok or not lo <= value <= hi:
+        # range first: math.isfinite(10**400) raises OverflowError
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and lo <= value <= hi
+        if not ok or not math.isfinite(value):
             self.warn(key, f"must be a number of minutes from {lo:g} to {hi:g}, got {_show(value)}")
         else:
             self.values["cooldown_minutes"] = float(value)
@@ -559,18 +567,22 @@ def router_settings_schema() -> dict[str, Any]:
             "type": "integer",
             "default": d.sample_max,
             "minimum": _INT_RANGES["sampleMax"][0],
-            "markdownDescription": "Prompts up to this many code points are classified whole.",
+            "maximum": SAMPLE_CAP,
+            "markdownDescription": "Prompts up to this many code points are classified whole "
+            f"(at most {SAMPLE_CAP}: no setting sends more of a prompt to a model).",
         },
         "sampleHead": {
             "type": "integer",
             "default": d.sample_head,
             "minimum": 0,
+            "maximum": SAMPLE_CAP,
             "markdownDescription": "Longer prompts: this many code points from the start…",
         },
         "sampleTail": {
             "type": "integer",
             "default": d.sample_tail,
             "minimum": 0,
+            "maximum": SAMPLE_CAP,
             "markdownDescription": "…and this many from the end (head + tail ≤ `sampleMax`).",
         },
         "roles": {
