@@ -24,13 +24,9 @@ class ReadProblem(OSError):
     """A file TurnLens will not read: not a regular file, too large, or unreadable."""
 
 
-def read_limited(path: Path | str, limit: int) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes, read without ever holding more.
-
-    A FIFO would block the reader for ever and `/dev/zero` never ends, so anything
-    that is not a regular file is refused before it is opened; the size is checked
-    before reading, and again while reading (a file can grow meanwhile).
-    """
+def regular_file(path: Path | str) -> os.stat_result:
+    """The file's status, or ReadProblem when it is not a regular file (a FIFO would block a
+    reader for ever, a device may never end)."""
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -39,6 +35,17 @@ def read_limited(path: Path | str, limit: int) -> bytes:
         raise ReadProblem("is a directory")
     if not stat.S_ISREG(info.st_mode):
         raise ReadProblem("not a regular file")
+    return info
+
+
+def read_limited(path: Path | str, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, read without ever holding more.
+
+    A FIFO would block the reader for ever and `/dev/zero` never ends, so anything
+    that is not a regular file is refused before it is opened; the size is checked
+    before reading, and again while reading (a file can grow meanwhile).
+    """
+    info = regular_file(path)
     if info.st_size > limit:
         raise ReadProblem(f"larger than {limit:,} bytes ({info.st_size:,})")
     try:

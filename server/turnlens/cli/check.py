@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from turnlens.cli.common import EXIT_OK, UsageError, add_format_arg, load_rules, make_profile
+from turnlens.cli.common import EXIT_OK, UsageError, add_format_arg, load_rules, make_profile, shown
 from turnlens.pipeline.profile import Profile
 
 SUFFIXES = (".md", ".txt", ".jsonl", ".json")
@@ -57,14 +57,18 @@ def collect(paths: list[str]) -> list[Path]:
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
+        try:
+            path.exists()
+        except OSError as exc:  # a name too long, a folder we may not enter
+            raise UsageError(f"turnlens check: {shown(raw)}: {exc.strerror or exc}") from None
         if path.is_dir():
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
                 files.extend(Path(root) / n for n in sorted(names) if _wanted(Path(n)))
-        elif path.is_file():
+        elif path.exists():  # a file, or something check_file refuses with a warning
             files.append(path)
         else:
-            raise UsageError(f"turnlens check: {raw}: no such file or folder")
+            raise UsageError(f"turnlens check: {shown(raw)}: no such file or folder")
     return files
 
 
@@ -83,21 +87,28 @@ def check_rendered(path: Path) -> tuple[list[str], str | None]:
 
 def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     """The findings for one file, and a warning to print (binary, unreadable, bad UTF-8,
-    lines a session reader passed over). Large JSON Lines sessions are read line by line."""
+    lines a session reader passed over). Large JSON Lines sessions are read line by line;
+    anything else is read with a bound, and what is not a regular file is skipped."""
     from turnlens.cli.sessions import STREAM_MIN_BYTES, FileAnalysis, analyze_file
     from turnlens.pipeline.analyze import NotATranscript, analyze
+    from turnlens.userfiles import ReadProblem, read_limited, regular_file
 
     assert _profile is not None
+    name = shown(path)
     warnings: list[str] = []
     try:
-        with path.open("rb") as f:
-            sniff = f.read(8192)
-            big = path.stat().st_size >= STREAM_MIN_BYTES
-            data = b"" if big else sniff + f.read()
-    except OSError as exc:
-        return [], f"turnlens: warning: {path}: {exc.strerror or exc}"
+        big = regular_file(path).st_size >= STREAM_MIN_BYTES
+        if big:
+            with path.open("rb") as f:
+                sniff = f.read(8192)
+            data = b""
+        else:
+            data = read_limited(path, STREAM_MIN_BYTES)
+            sniff = data[:8192]
+    except OSError as exc:  # ReadProblem too: a FIFO, a device, a file that vanished
+        return [], f"turnlens: warning: {name}: {exc.strerror or exc}; skipped"
     if b"\0" in sniff:
-        return [], f"turnlens: warning: {path}: binary file skipped"
+        return [], f"turnlens: warning: {name}: binary file skipped"
     try:
         if big:
             fa = analyze_file(path, _profile)
@@ -106,11 +117,14 @@ def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 text = data.decode("utf-8", errors="replace")
-                warnings.append(f"turnlens: warning: {path}: invalid UTF-8 replaced with U+FFFD")
+                warnings.append(f"turnlens: warning: {name}: invalid UTF-8 replaced with U+FFFD")
             analyzed = analyze(text, _profile, path=str(path))
             fa = FileAnalysis(analyzed.format, iter(analyzed.results), list(analyzed.problems), text)
     except NotATranscript as exc:
-        warnings.append(f"turnlens: warning: {path}: {exc}; skipped")
+        warnings.append(f"turnlens: warning: {name}: {exc}; skipped")
+        return [], "\n".join(warnings)
+    except (UsageError, ReadProblem) as exc:  # too large to read whole
+        warnings.append(f"turnlens: warning: {str(exc).removeprefix('turnlens: ')}; skipped")
         return [], "\n".join(warnings)
     out: list[dict[str, Any]] = []
     for r in fa.results:
@@ -118,7 +132,7 @@ def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
         if unit.ignored:
             continue
         line, col = fa.position(r)
-        item = {"path": str(path), "line": line, "column": col, "turn": unit.index}
+        item = {"path": name, "line": line, "column": col, "turn": unit.index}
         item.update(r.classification.to_json())
         item.update(role=unit.role, kind=unit.kind, format=fa.format)
         route = r.route
@@ -131,7 +145,7 @@ def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
             item["effort_used"] = unit.effort_used
         out.append(item)
     for problem in fa.problems:
-        where = f"{path}:{problem.line}" if problem.line else str(path)
+        where = f"{name}:{problem.line}" if problem.line else name
         warnings.append(f"turnlens: {problem.severity}: {where}: {problem.message}")
     return out, "\n".join(warnings) or None
 
@@ -172,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     files = collect(args.paths)
     if not files:
         raise UsageError(
-            f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {', '.join(args.paths)}"
+            f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {shown(', '.join(args.paths))}"
         )
     pack = load_rules(args.rules, files[0] if len(files) == 1 else None)
     profile = make_profile(args, pack, "turnlens check")
@@ -191,4 +205,8 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.write(line + "\n")
     if args.format == "json":
         sys.stdout.write("\n]\n")
+    from turnlens.core.engine import take_switched_off
+
+    for message in take_switched_off():
+        print(f"turnlens: warning: {shown(message)}", file=sys.stderr)
     return EXIT_OK

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from turnlens.cli.common import UsageError, load_rules, read_path
+from turnlens.cli.common import UsageError, load_rules, read_path, shown
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,16 +30,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def load_corpus(path: Path) -> list[dict[str, Any]]:
+    """JSON Lines: records end at LF (or CRLF) only. `str.splitlines` would also cut at U+2028,
+    U+0085 and other characters a JSON string may hold raw."""
     items = []
-    for n, line in enumerate(read_path(path).splitlines(), start=1):
+    where = shown(path)
+    for n, line in enumerate(read_path(path).split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"turnlens eval: {path}:{n}: not JSON: {exc.msg}") from None
+            raise UsageError(f"turnlens eval: {where}:{n}: not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise UsageError(f"turnlens eval: {where}:{n}: not JSON: nested too deep") from None
         if not isinstance(item, dict) or "text" not in item or "label" not in item:
-            raise UsageError(f"turnlens eval: {path}:{n}: needs `text` and `label`")
+            raise UsageError(f"turnlens eval: {where}:{n}: needs `text` and `label`")
+        if not isinstance(item["text"], str) or not isinstance(item["label"], str):
+            raise UsageError(f"turnlens eval: {where}:{n}: `text` and `label` must be strings")
         items.append(item)
     return items
 
