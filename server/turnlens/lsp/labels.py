@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from turnlens.core.classify import Classification
 from turnlens.pipeline.analyze import UnitResult
 from turnlens.router.resolve import Route
@@ -83,8 +85,8 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int, route_line: int
     """
     c, route, unit = r.classification, r.route, r.unit
     turn = f"turn {unit.index} of {n_units}" if n_units > 1 else "prompt"
-    if who(r):
-        turn = f"{who(r)} {unit.index} of {n_units}"
+    if who(r):  # a role read from a session file: its text, not Markdown
+        turn = f"{escape(who(r))} {unit.index} of {n_units}"
     out = [
         f"**TurnLens** · {turn}: **{c.task_class}** — compress ≤{c.max_ratio}:1, "
         f"{frozen_word(c)} (`{c.verdict}`){' · pinned by a directive' if c.pinned else ''}",
@@ -101,21 +103,21 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int, route_line: int
         out.append("")
         out.append("Rules that fired:")
         for s in c.signals:
-            where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else s.description
+            where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else escape(s.description)
             out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
     elif all(v <= 0 for v in c.scores.values()):
         out.append("")
         out.append("No rule fired: short text counts as chitchat, longer text as context.")
     out.append("")
     if not routed(route):
-        out.append(f"**Route:** none — {route.reason}")
+        out.append(f"**Route:** none — {escape(route.reason)}")
         return "\n".join(out)
-    out.append(f"**Route:** {route_text(route)} — {route.reason}")
-    if unit.effort_used:
-        out.append(f"**Effort used** (recorded in the session): {unit.effort_used}")
+    out.append(f"**Route:** {route_text(route)} — {escape(route.reason)}")
+    if unit.effort_used:  # read from the session file: its text, not Markdown
+        out.append(f"**Effort used** (recorded in the session): {escape(str(unit.effort_used))}")
     route_first = first_line if route_line is None else route_line
     for s in route.signals:
-        where = f"{_line(route_first, s.line)}: `{_code(s.text)}`" if s.line else s.description
+        where = f"{_line(route_first, s.line)}: `{_code(s.text)}`" if s.line else escape(s.description)
         out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
     return "\n".join(out)
 
@@ -126,6 +128,16 @@ def _line(first_line: int, line: int) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+_MARKDOWN = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~&:]")
+
+
+def escape(text: str) -> str:
+    """Text from a rules file or a model server, shown as plain text in Markdown: no image,
+    link, heading, HTML or table can be injected into a hover."""
+    flat = " ".join(text.split())[:500]
+    return _MARKDOWN.sub(lambda m: "\\" + m.group(), flat)
 
 
 def _code(text: str) -> str:
