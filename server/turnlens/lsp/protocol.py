@@ -14,8 +14,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
+import os
 import uuid
 from concurrent.futures import Future
 from typing import Any
@@ -32,7 +34,38 @@ log = logging.getLogger("turnlens")
 RAW_RESULTS = frozenset({types.TEXT_DOCUMENT_CODE_LENS})
 
 
+class _GuardedWriter:
+    """The transport's writer, but a write that fails because the client closed our output
+    ends the process: with nobody to talk to, living on would only log a traceback per message
+    (and the client may keep stdin open, so no end of input would ever stop us)."""
+
+    def __init__(self, writer: Any) -> None:
+        self._writer = writer
+
+    def close(self) -> Any:
+        return self._writer.close()
+
+    def write(self, data: bytes) -> Any:
+        try:
+            return self._writer.write(data)
+        except (BrokenPipeError, ConnectionResetError, ValueError) as exc:
+            # ValueError: "write to closed file" once the stream object itself is closed
+            _output_lost(exc)
+            return None
+
+
+def _output_lost(exc: BaseException) -> None:
+    log.error("the client closed the server's output (%s); exiting", type(exc).__name__)
+    for handler in logging.getLogger().handlers:
+        with contextlib.suppress(Exception):
+            handler.flush()
+    os._exit(1)
+
+
 class TurnLensProtocol(LanguageServerProtocol):
+    def set_writer(self, writer: Any, include_headers: bool = True) -> None:  # type: ignore[override]
+        super().set_writer(_GuardedWriter(writer), include_headers)
+
     def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in RAW_RESULTS:
             return JsonRPCResponseMessage
