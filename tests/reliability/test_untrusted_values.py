@@ -191,7 +191,9 @@ def test_check_skips_what_is_not_a_regular_file_or_too_large(tmp_path: Path) -> 
     (folder / "b-zero.md").symlink_to("/dev/zero")
     with (folder / "c-sparse.txt").open("wb") as handle:
         handle.truncate(2_000_000_000)
-    (folder / "d-real.md").write_text("APPROVED — ship it\n", encoding="utf-8")
+    with (folder / "d-huge.txt").open("wb") as handle:  # text, but over the 64 MB limit
+        handle.write(b"word " * 14_000_000)
+    (folder / "e-real.md").write_text("APPROVED — ship it\n", encoding="utf-8")
     started = time.monotonic()
     try:
         done = subprocess.run(
@@ -204,14 +206,17 @@ def test_check_skips_what_is_not_a_regular_file_or_too_large(tmp_path: Path) -> 
     except subprocess.TimeoutExpired:
         raise AssertionError("turnlens check still running after 20 s") from None
     took = time.monotonic() - started
-    report(f"check over a FIFO, /dev/zero, a 2 GB sparse file and one real file: {took * 1000:.0f} ms")
+    report(
+        f"check over a FIFO, /dev/zero, a 2 GB sparse file, a 70 MB text and a real file: {took * 1000:.0f} ms"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = _err_lines(done)
-    assert len(lines) == 3, lines
+    assert len(lines) == 4, lines
     assert any("a-fifo.md" in w and "not a regular file" in w for w in lines), lines
     assert any("b-zero.md" in w and "not a regular file" in w for w in lines), lines
-    assert any("c-sparse.txt" in w and "larger than" in w for w in lines), lines
-    assert b"d-real.md:1:1: decision" in done.stdout
+    assert any("c-sparse.txt" in w and "binary file skipped" in w for w in lines), lines
+    assert any("d-huge.txt" in w and "larger than" in w for w in lines), lines
+    assert b"e-real.md:1:1: decision" in done.stdout
 
 
 def _memory_limit() -> None:
