@@ -129,9 +129,11 @@ def reference_stretches(text: str, separator: str) -> list[tuple[int, int]]:
     """What split_units must return, worked out independently, line by line.
 
     A separator line is a whole line (LF-terminated; a CR before the LF belongs to
-    the line break) that is the separator followed by blanks. The text between
-    separator lines is a stretch; a unit is a stretch that is not empty or blank.
+    the line break) that is the separator followed by blanks; a lone CR ends a line too,
+    as in LSP. The text between separator lines is a stretch; a unit is a stretch that
+    is not empty or blank.
     """
+    lines_of = re.sub(r"\r(?!\n)", "\n", text)  # same length: offsets carry over
     core = separator.removeprefix("^")
     if core.endswith("$") and not core.endswith("\\$"):
         core = core[:-1]
@@ -139,7 +141,7 @@ def reference_stretches(text: str, separator: str) -> list[tuple[int, int]]:
     stretches = []
     start = 0
     pos = 0
-    for line in text.split("\n"):
+    for line in lines_of.split("\n"):
         line_end = pos + len(line)
         if rx.fullmatch(line):
             stretches.append((start, pos))

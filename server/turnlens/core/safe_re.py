@@ -52,6 +52,10 @@ class SafePattern:
         options.log_errors = False
         options.max_mem = max_mem
         try:
+            pattern.encode("utf-8")
+        except UnicodeEncodeError:
+            raise PatternError("not valid Unicode (a lone surrogate)") from None
+        try:
             self._rx: Any = re2.compile(pattern, options)
         except re2.error as exc:
             raise PatternError(_reason(exc)) from None

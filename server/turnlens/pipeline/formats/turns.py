@@ -12,11 +12,12 @@ import re
 from bisect import bisect_left
 from functools import lru_cache
 
-from turnlens.core.safe_re import PatternError, SafePattern
+from turnlens.core.safe_re import PatternError, SafePattern, cost_problem
 from turnlens.pipeline.formats.base import Edit, FormatOptions, Split
 from turnlens.pipeline.units import NO_DIRECTIVES, Unit, parse_directives
 
 DEFAULT_SEPARATOR = "---TURN---"
+MAX_SEPARATOR_LENGTH = 1000
 
 
 class SeparatorError(ValueError):
@@ -41,7 +42,7 @@ def literal_separator(pattern: str) -> str | None:
             and re.escape(core).replace("\\-", "-") == core.replace("\\-", "-")
         ):
             return core
-    except re.error:
+    except (re.error, OverflowError, RecursionError):
         return None
     return None
 
@@ -55,19 +56,44 @@ def compile_separator(pattern: str) -> SafePattern:
     core = _strip_anchors(pattern)
     if not core:
         raise SeparatorError("the turn separator pattern is empty")
+    shown = _show(pattern)
+    if len(pattern) > MAX_SEPARATOR_LENGTH:
+        raise SeparatorError(f"the turn separator {shown} is longer than {MAX_SEPARATOR_LENGTH} characters")
+    wrapped = rf"(?m)^(?:{core})[ \t]*\r?$"
     try:
-        rx = SafePattern(rf"(?m)^(?:{core})[ \t]*\r?$")
+        rx = SafePattern(wrapped)
     except PatternError as exc:
-        raise SeparatorError(f"the turn separator {pattern!r} does not compile (RE2 syntax): {exc}") from None
+        raise SeparatorError(f"the turn separator {shown} does not compile (RE2 syntax): {exc}") from None
     if rx.match(""):
-        raise SeparatorError(f"the turn separator {pattern!r} matches an empty line")
+        raise SeparatorError(f"the turn separator {shown} matches an empty line")
+    if literal_separator(pattern) is None:  # a literal one never runs as a regex
+        problem = cost_problem(core, wrapped=wrapped)
+        if problem is not None:
+            raise SeparatorError(f"the turn separator {shown} is too costly to run: {problem}")
     return rx
 
 
+def _show(pattern: str) -> str:
+    text = ascii(pattern)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
 def _line_end(text: str, pos: int) -> int:
-    """Offset just past the line break at or after `pos` (or the end of text)."""
+    """Offset just past the line break at or after `pos` (or the end of text), in a `_lf_view`."""
     nl = text.find("\n", pos)
     return len(text) if nl < 0 else nl + 1
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _lf_view(text: str) -> str:
+    """The text with each lone CR as an LF: same length, same offsets. A lone CR ends a line
+    (as in LSP, and as the scorer reads it), so a separator after one is a separator; searching
+    this view keeps every other rule (a CR before an LF belongs to the line break) as it is."""
+    if "\r" not in text:
+        return text
+    return _LONE_CR.sub("\n", text)
 
 
 def _literal_lines(text: str, literal: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
@@ -78,7 +104,7 @@ def _literal_lines(text: str, literal: str, lo: int = 0, hi: int | None = None) 
     hi = len(text) if hi is None else hi
     i = find(literal, lo, hi)
     while i >= 0:
-        if i == 0 or text[i - 1] == "\n":  # as the regex `^sep[ \t]*\r?$`: only LF ends a line
+        if i == 0 or text[i - 1] == "\n":  # as the regex `^sep[ \t]*\r?$` (a lone CR is LF here)
             j = i + n
             while j < len(text) and text[j] in " \t":
                 j += 1
@@ -91,7 +117,8 @@ def _literal_lines(text: str, literal: str, lo: int = 0, hi: int | None = None) 
 
 
 def separator_lines(text: str, separator: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
-    """(start, end) of every separator line within [lo, hi), without its line break.
+    """(start, end) of every separator line within [lo, hi), without its line break; `text` is
+    a `_lf_view` (lone CRs as LFs).
 
     `lo` and `hi` must sit at line boundaries; the language server re-splits
     only the stretch an edit touched.
@@ -106,11 +133,17 @@ def separator_lines(text: str, separator: str, lo: int = 0, hi: int | None = Non
 def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
     """The non-empty units of a document, in order, with exact offsets."""
     compile_separator(separator)  # validates, raising SeparatorError
+    view = _lf_view(text)
+    return _units_between(text, view, separator_lines(view, separator))
+
+
+def _units_between(text: str, view: str, seps: list[tuple[int, int]]) -> list[Unit]:
+    """The units between known separator lines (found once, in `view`)."""
     spans: list[tuple[int, int]] = []
     pos = 0
-    for start, end in separator_lines(text, separator):
+    for start, end in seps:
         spans.append((pos, start))
-        pos = _line_end(text, end)
+        pos = _line_end(view, end)
     spans.append((pos, len(text)))
     has_comment = "<!--" in text
     file_ignored = parse_directives(text).ignore_file if has_comment else False
@@ -191,14 +224,17 @@ def split_incremental(text: str, separator: str, previous: _Memo | None, edit: E
         or edit[1] > len(previous.text) - edit[0]
     ):
         compile_separator(separator)
-        seps = separator_lines(text, separator)
-        return _Memo(text, separator, seps, split_units(text, separator), file_ignored)
+        view = _lf_view(text)
+        seps = separator_lines(view, separator)  # searched once: the units come from these
+        return _Memo(text, separator, seps, _units_between(text, view, seps), file_ignored)
+    view = _lf_view(text)
     prefix, suffix = edit
     old_len, new_len = len(previous.text), len(text)
     delta = new_len - old_len
     old_seps = previous.seps
-    # separator lines wholly inside the unchanged prefix (their line break too) stay
-    n_pre = bisect_left(old_seps, prefix, key=_end_of)
+    # separator lines wholly inside the unchanged prefix (their line break too, and the character
+    # after it, which says whether a CR there is a line break of its own) stay
+    n_pre = bisect_left(old_seps, prefix - 1, key=_end_of)
     keep_pre = old_seps[:n_pre]
     # and those whose preceding line break lies in the unchanged suffix, shifted
     suffix_start = old_len - suffix
@@ -206,17 +242,17 @@ def split_incremental(text: str, separator: str, previous: _Memo | None, edit: E
     keep_suf = [(a + delta, b + delta) for a, b in old_seps[first_suf:]]
     lo = keep_pre[-1][1] if keep_pre else 0
     hi = keep_suf[0][0] if keep_suf else new_len
-    seps = keep_pre + separator_lines(text, separator, lo, hi) + keep_suf
+    seps = keep_pre + separator_lines(view, separator, lo, hi) + keep_suf
     # units: reuse those between kept separators, slice the rest
     old_by_start = {u.start: u for u in previous.units}
     reuse_before = keep_pre[-1][0] if keep_pre else -1
-    reuse_after = _line_end(text, keep_suf[0][1]) if keep_suf else new_len + 1
+    reuse_after = _line_end(view, keep_suf[0][1]) if keep_suf else new_len + 1
     units: list[Unit] = []
     pos = 0
     bounds = [*seps, (new_len, new_len)]
     for sep_start, sep_end in bounds:
         start, end = pos, sep_start
-        pos = _line_end(text, sep_end) if sep_start < new_len else new_len
+        pos = _line_end(view, sep_end) if sep_start < new_len else new_len
         index = len(units) + 1
         unit: Unit | None
         if end <= reuse_before:
