@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from turnlens.core.rules import RulePack
-from turnlens.core.safe_re import SafePattern
+from turnlens.core.safe_re import PatternError, SafePattern
 from turnlens.lsp.settings import Settings
 from turnlens.lsp.textdoc import Document
 from turnlens.pipeline.analyze import UnitCache, UnitResult
@@ -44,6 +44,9 @@ class DocState:
     model_pending: str | None = None
     payloads: dict[tuple[int, int, str | None], Any] = field(default_factory=dict)
     _in_order: tuple[tuple[UnitResult, ...], bool] = ((), True)  # results last checked, in order?
+    # results for the current text when the last analysis is of older text (onSave / manual),
+    # kept for the document version they were made for
+    preview: tuple[int | None, str, tuple[UnitResult, ...]] | None = None
 
     @property
     def fresh(self) -> bool:
@@ -59,10 +62,12 @@ class DocState:
         while len(self.model_routes) > MODEL_ROUTES_KEPT:
             del self.model_routes[next(iter(self.model_routes))]
 
-    def unit_at(self, offset: int) -> UnitResult | None:
+    def unit_at(self, offset: int, results: tuple[UnitResult, ...] | None = None) -> UnitResult | None:
         """The unit whose range holds `offset` (or the nearest one before it), else the unit
-        that starts later on the same line (past a marker such as Aider's `#### `)."""
-        results = self.results
+        that starts later on the same line (past a marker such as Aider's `#### `). In `results`
+        (results for the current text), by default in the last analysis."""
+        text = self.analyzed_text if results is None else self.doc.text
+        results = self.results if results is None else results
         i = bisect_right(results, offset, key=_unit_start) - 1
         if i >= 0 and results[i].unit.start <= offset <= results[i].unit.end:
             return results[i]
@@ -76,7 +81,6 @@ class DocState:
             return next((r for r in results if r.unit.start <= offset <= r.unit.end), None)
         if i + 1 < len(results):
             nxt = results[i + 1].unit
-            text = self.analyzed_text
             if nxt.start <= len(text) and text.find("\n", offset, nxt.start) < 0:
                 return results[i + 1]
         return None
@@ -107,12 +111,28 @@ def _glob_regex(pattern: str) -> SafePattern:
     return SafePattern("(?s)^" + "".join(out) + r"\z")
 
 
+MAX_GLOB_LENGTH = 1000
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why an exclude glob cannot be used (it comes from workspace settings), or None."""
+    if len(pattern) > MAX_GLOB_LENGTH:
+        return f"longer than {MAX_GLOB_LENGTH} characters"
+    try:
+        _glob_regex(pattern)
+    except PatternError as exc:
+        return str(exc)
+    return None
+
+
 def is_excluded(path: str | None, folder: str | None, patterns: tuple[str, ...]) -> bool:
-    """Whether a document path matches an exclude glob (relative to its folder, or absolute)."""
+    """Whether a document path matches an exclude glob (relative to its folder, or absolute);
+    a glob that cannot be used matches nothing (the server reports it when settings arrive)."""
     if not path or not patterns:
         return False
     candidates = [path.replace("\\", "/")]
     if folder and path.startswith(folder):
         candidates.append(path[len(folder) :].lstrip("/\\").replace("\\", "/"))
     candidates.append(PurePosixPath(candidates[0]).name)
-    return any(_glob_regex(p).match(c) for p in patterns for c in candidates)
+    usable = [_glob_regex(p) for p in patterns if glob_problem(p) is None]
+    return any(rx.match(c) for rx in usable for c in candidates)

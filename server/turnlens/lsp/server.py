@@ -21,7 +21,7 @@ from turnlens import __version__
 from turnlens.core.classify import classify
 from turnlens.core.engine import prefer_memory, take_switched_off
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack
-from turnlens.lsp.documents import DocState, is_excluded
+from turnlens.lsp.documents import DocState, glob_problem, is_excluded
 from turnlens.lsp.protocol import TurnLensProtocol
 from turnlens.lsp.settings import Settings, parse_settings
 from turnlens.lsp.textdoc import Document
@@ -45,6 +45,11 @@ TRIM_AFTER_UNITS = 500
 TRIM_TEXT_CHARS = 1_000_000
 TRIM_EVERY_S = 0.5
 MAX_PACKS_KEPT = 32
+MAX_GLOBS = 200  # turnlens.exclude entries (workspace settings) compiled per document
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "…"
 
 
 def _shown(path: object) -> str:
@@ -224,6 +229,16 @@ class TurnLensServer(LanguageServer):
         except SeparatorError as exc:
             self.say_once(f"turnlens.turnSeparator: {exc}; using {DEFAULT_SEPARATOR!r}")
             settings = replace(settings, turn_separator=DEFAULT_SEPARATOR)
+        if len(settings.exclude) > MAX_GLOBS:
+            self.say_once(
+                f"turnlens.exclude: {len(settings.exclude):,} globs; only the first {MAX_GLOBS} are used"
+            )
+            settings = replace(settings, exclude=settings.exclude[:MAX_GLOBS])
+        bad_globs = {g: why for g in settings.exclude if (why := glob_problem(g)) is not None}
+        for glob, why in bad_globs.items():
+            self.say_once(f"turnlens.exclude: the glob {_clip(ascii(glob))} is ignored: {why}")
+        if bad_globs:
+            settings = replace(settings, exclude=tuple(g for g in settings.exclude if g not in bad_globs))
         changed = settings != state.settings or state.pack is None
         state.settings = settings
         state.pack = self.pack_for(state)
@@ -263,7 +278,7 @@ class TurnLensServer(LanguageServer):
             if path is None:
                 return base
             info = path.stat()
-        except (OSError, ValueError) as exc:  # a name too long, a folder we may not enter, a NUL
+        except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a closed folder, a NUL, ~nobody
             where = _shown(path if path is not None else settings.rules_file)
             reason = getattr(exc, "strerror", None) or exc
             self.say_once(f"turnlens.rules.file: {where}: {reason}; using the {base.name} pack")
@@ -289,6 +304,28 @@ class TurnLensServer(LanguageServer):
                 self._packs.clear()
             self._packs[key] = pack
         return pack
+
+    def refresh_pack(self, state: DocState) -> bool:
+        """Read the document's rules file again if it changed since (its mtime or size differs, or
+        it appeared or went); True when the pack changed, and the cached results with it."""
+        if not state.settings_ready:
+            return False
+        pack = self.pack_for(state)
+        if pack is state.pack:
+            return False
+        state.pack = pack
+        state.cache.clear()
+        state.payloads = {}
+        state.preview = None
+        return True
+
+    def rules_files_changed(self) -> None:
+        """A watched rules file was created, changed or deleted: documents under it follow now."""
+        for state in list(self.documents.values()):
+            if self.refresh_pack(state) and (
+                state.settings.analyze != "manual" or state.analyzed_version is not None
+            ):
+                self.analyze(state)
 
     def clear_packs(self) -> None:
         self._packs.clear()
@@ -329,6 +366,7 @@ class TurnLensServer(LanguageServer):
         if not settings.enable or state.excluded or state.too_large:
             state.results = ()
         else:
+            self.refresh_pack(state)
             profile = self.profile_of(state)
             paused = self.router_for(settings.router).paused
             router_settings = settings.router
@@ -427,6 +465,26 @@ class TurnLensServer(LanguageServer):
                 self.analyze(state)
 
         self.spawn(ask())
+
+    def current_results(self, state: DocState) -> tuple[UnitResult, ...]:
+        """Results for the text as it is now. In onSave / manual mode the last analysis can be of
+        older text, whose offsets would put an edit in the wrong place: the current text is then
+        analysed here, for the caller only (nothing is published, the cache is left alone)."""
+        results = self.ensure_fresh(state)
+        if state.fresh or not state.settings_ready or state.silent:
+            return results
+        text = state.doc.text
+        if state.preview is not None and state.preview[0] == state.doc.version and state.preview[1] is text:
+            return state.preview[2]
+        from turnlens.pipeline.analyze import analyze
+
+        try:
+            current = analyze(text, self.profile_of(state), state.path).results
+        except Exception:  # NotATranscript, or a broken user rule: no positions to offer
+            log.debug("no current analysis of %s for positions", state.doc.uri, exc_info=True)
+            current = ()
+        state.preview = (state.doc.version, text, current)
+        return current
 
     def explained(self, state: DocState, result: UnitResult) -> UnitResult:
         """A turn's result with where each rule fired (analysis keeps only which fired)."""

@@ -17,6 +17,7 @@ def register_all(server: TurnLensServer) -> None:
         diagnostics,
         hover,
         inlay_hints,
+        rules_files,
         session_map,
         status,
         sync,
@@ -24,6 +25,7 @@ def register_all(server: TurnLensServer) -> None:
 
     for module in (
         configuration,
+        rules_files,
         sync,
         diagnostics,
         status,

@@ -31,11 +31,12 @@ def register(server: TurnLensServer) -> None:
         state = ls.documents.get(params.text_document.uri)
         if state is None or not state.settings.code_actions or not state.settings.enable:
             return None
-        results = ls.ensure_fresh(state)
+        # offsets of the text as it is now (in onSave / manual mode the last analysis may be older)
+        results = ls.current_results(state)
         doc = state.doc
         uri = doc.uri
         cursor = doc.offset_at(params.range.start)
-        result = state.unit_at(cursor)
+        result = state.unit_at(cursor, results)
         actions: list[types.CodeAction] = []
         fmt = get_format(state.format_name)
         if not results or result is None or not fmt.comments:
@@ -90,7 +91,7 @@ def register(server: TurnLensServer) -> None:
             )
         )
         separator = fmt.split_marker(ls.profile_of(state).options)
-        cursor_line = params.range.start.line
+        cursor_line = doc.position_at(cursor).line  # a cursor past the end stays in the document
         if separator is not None and cursor_line > top.line:
             actions.append(
                 types.CodeAction(

@@ -8,6 +8,7 @@ import logging
 from lsprotocol import types
 
 from turnlens import __version__
+from turnlens.lsp.features import rules_files
 from turnlens.lsp.server import TurnLensServer
 
 log = logging.getLogger("turnlens")
@@ -29,6 +30,7 @@ def register(server: TurnLensServer) -> None:
                 f"position encoding: {ls.encoding})",
             )
         )
+        await rules_files.watch_rules_files(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
