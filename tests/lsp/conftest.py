@@ -53,6 +53,13 @@ def track(client: LanguageClient) -> None:
     def on_hint_refresh(params: Any) -> None:
         refreshes.append("inlayHint")
 
+    registrations: list[Any] = []
+    client.registrations = registrations  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def on_register(params: Any) -> None:  # as an editor does: the server may watch files
+        registrations.append(params)
+
 
 async def start(client: LanguageClient, settings: dict[str, Any] | None = None, **init: Any) -> None:
     track(client)

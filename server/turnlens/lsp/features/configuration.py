@@ -30,7 +30,7 @@ def register(server: TurnLensServer) -> None:
                 f"position encoding: {ls.encoding})",
             )
         )
-        await rules_files.watch_rules_files(ls)
+        ls.spawn(rules_files.watch_rules_files(ls))  # not awaited here: shutdown may come first
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
