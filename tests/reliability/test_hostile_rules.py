@@ -310,3 +310,37 @@ async def test_server_with_slow_project_rules_answers_quickly(spawn: Spawn, tmp_
     )
     assert hover["result"]
     assert opened < 2.0 and hovered < 2.0
+
+
+def test_a_bad_rules_file_is_read_once_per_version(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The server keeps the outcome of a rules file by its mtime and size, failures too: an
+    oversized file is not read again on every didOpen, a changed one is."""
+    from lsprotocol import types
+
+    import turnlens.userfiles
+    from turnlens.lsp.server import TurnLensServer
+
+    path = tmp_path / ".turnlens.toml"
+    path.write_text("# padding\n" * 110_000, encoding="utf-8")  # 1.1 MB: over the limit
+    loads: list[Path] = []
+    real = turnlens.userfiles.load_rules_file
+
+    def counting(p: Path, base: object = None) -> object:
+        loads.append(p)
+        return real(p, base=base)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(turnlens.userfiles, "load_rules_file", counting)
+    ls = TurnLensServer()
+    monkeypatch.setattr(ls, "say_once", lambda *a: None)
+    for i in range(5):
+        item = types.TextDocumentItem(
+            uri=(tmp_path / f"d{i}.md").as_uri(), language_id="markdown", version=1, text="hi"
+        )
+        state = ls.open_document(item)
+        state.settings_ready = True
+        assert ls.pack_for(state).name == "default"
+    assert len(loads) == 1
+    path.write_text(GOOD, encoding="utf-8")
+    os.utime(path, (time.time() + 5, time.time() + 5))
+    assert ls.pack_for(state).rule("good.marker") is not None
+    assert len(loads) == 2
