@@ -28,6 +28,7 @@ _COMMANDS = {
     "schema": "turnlens.cli.schema",
     "eval": "turnlens.cli.evaluate",
     "stats": "turnlens.cli.stats",
+    "batch": "turnlens.cli.batch",
 }
 
 

@@ -1,0 +1,139 @@
+"""`label_batch`: Arrow rows of units in, the same rows with their labels out.
+
+Pure: no I/O and no state beyond the rule pack and router settings, which are
+loaded on first use in each worker process (a Ray worker, a Spark executor, a
+process of the local pool) and kept for the next batches. A `Labeler` pickles
+as its settings alone, so shipping it to a cluster costs a few bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from turnlens.batch.schema import INPUT_REQUIRED, LABELS, arrow_schema, require_pyarrow
+
+if TYPE_CHECKING:
+    from turnlens.pipeline.profile import Profile
+
+_LABEL_NAMES = tuple(name for name, _, _ in LABELS)
+_LABEL_SCHEMA: Any = None
+
+
+@dataclass(frozen=True)
+class Labeler:
+    """Labels batches with one built-in rule pack and the default router settings.
+
+    `route_roles` are the roles whose prompts get a route (as the `router.roles`
+    setting); plain text (no role) is always routed.
+    """
+
+    pack: str = "default"
+    route_roles: tuple[str, ...] = ("user",)
+    _profile: list[Profile] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"pack": self.pack, "route_roles": self.route_roles}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "pack", state["pack"])
+        object.__setattr__(self, "route_roles", tuple(state["route_roles"]))
+        object.__setattr__(self, "_profile", [])
+
+    def profile(self) -> Profile:
+        """The pack and router settings, loaded once per process."""
+        if not self._profile:
+            from turnlens.core.rules import builtin_pack
+            from turnlens.pipeline.profile import Profile
+
+            self._profile.append(Profile(pack=builtin_pack(self.pack), route_roles=self.route_roles))
+        return self._profile[0]
+
+    def __call__(self, batch: Any) -> Any:
+        """Label `batch` (a pyarrow RecordBatch or Table); returns the same kind, label columns last."""
+        pa = require_pyarrow()
+        names = batch.schema.names
+        missing = [n for n, _, _ in INPUT_REQUIRED if n not in names]
+        if missing:
+            raise KeyError(f"label_batch: the batch has no {', '.join(missing)} column")
+        columns = _labels(self.profile(), batch, names)
+        kept = [(n, batch.column(i)) for i, n in enumerate(names) if n not in _LABEL_NAMES]
+        fields = [batch.schema.field(n) for n, _ in kept] + list(_label_schema())
+        arrays = [c for _, c in kept] + [
+            pa.array(col, type=f.type) for col, f in zip(columns, _label_schema(), strict=True)
+        ]
+        schema = pa.schema(fields, metadata=batch.schema.metadata)
+        if isinstance(batch, pa.Table):
+            return pa.Table.from_arrays(arrays, schema=schema)
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _label_schema() -> Any:
+    global _LABEL_SCHEMA
+    if _LABEL_SCHEMA is None:
+        _LABEL_SCHEMA = arrow_schema(LABELS)
+    return _LABEL_SCHEMA
+
+
+def _column(batch: Any, names: list[str], name: str) -> list[Any]:
+    if name in names:
+        values: list[Any] = batch.column(names.index(name)).to_pylist()
+        return values
+    return [None] * batch.num_rows
+
+
+def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
+    """One list per label column, row by row (identical text in a batch is scored once)."""
+    from turnlens.core.classify import classify
+    from turnlens.router.resolve import resolve_offline
+
+    pack, router = profile.pack, profile.router
+    texts = _column(batch, names, "text")
+    roles = _column(batch, names, "role")
+    kinds = _column(batch, names, "kind")
+    pins = _column(batch, names, "pin")
+    out: list[list[Any]] = [[] for _ in _LABEL_NAMES]
+    seen: dict[tuple[str, str | None, bool], tuple[Any, ...]] = {}
+    for text, role, kind, pin in zip(texts, roles, kinds, pins, strict=True):
+        text = text or ""
+        routed = profile.routes(role, kind)
+        key = (text, pin, routed)
+        row = seen.get(key)
+        if row is None:
+            c = classify(text, pack, pin=pin)
+            confidence = getattr(c, "confidence", None)  # the learned classifier gives one
+            if routed:
+                r = resolve_offline(text, router, explain=False)
+                route: tuple[Any, ...] = (r.source, r.phase, r.effort, r.label)
+            else:
+                route = (None, None, None, None)
+            row = (
+                c.task_class,
+                c.max_ratio,
+                c.frozen,
+                c.verdict,
+                c.words,
+                c.lines,
+                None if confidence is None else float(confidence),
+                *route,
+            )
+            if len(seen) < 4096:
+                seen[key] = row
+        for column, value in zip(out, row, strict=True):
+            column.append(value)
+    return out
+
+
+_DEFAULT = Labeler()
+
+
+def label_batch(batch: Any) -> Any:
+    """Label every unit of `batch` with the default pack: the function to hand to
+    `ray.data.Dataset.map_batches(..., batch_format="pyarrow")` or Spark's `mapInArrow`.
+
+    In: rows with `session_id`, `unit_index`, `text` and, when known, `role`, `kind`,
+    `pin`, `effort_used` (other columns pass through). Out: the same rows, then
+    class, max_ratio, frozen, verdict, words, lines, confidence, route_source, phase,
+    effort, label (see docs/scale.md for the types).
+    """
+    return _DEFAULT(batch)

@@ -1,0 +1,160 @@
+"""Reading session files into unit rows: any supported format, big JSON Lines line by line.
+
+This is the batch view's I/O: it opens files, and hands the rows to the pure
+`label_batch`. A file that cannot be read (binary, unreadable, JSON that is no
+transcript, a reader failure) becomes a `Session` with an `error` and no rows,
+so one bad file never stops a run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turnlens.batch.schema import input_schema, require_pyarrow
+from turnlens.pipeline.formats import DETECT_HEAD, FormatOptions, NotATranscript, Problem, resolve
+from turnlens.pipeline.formats.jsonl import Line
+from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
+from turnlens.pipeline.units import Unit
+
+log = logging.getLogger(__name__)
+
+STREAM_MIN_BYTES = 8 * 1024 * 1024  # as `turnlens check`: larger JSON Lines files are streamed
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """How to read: the format (`auto` detects per file) and the turn separator."""
+
+    format: str = "auto"
+    separator: str = DEFAULT_SEPARATOR
+
+
+@dataclass(slots=True)
+class Session:
+    """What the reader learnt about one file besides its units."""
+
+    session_id: str
+    path: str
+    size: int
+    mtime: float
+    format: str = ""
+    problems: list[Problem] = field(default_factory=list)
+    error: str | None = None
+    invalid_utf8: bool = False
+
+
+def read_units(path: Path, session: Session, options: ReadOptions) -> Iterator[Unit]:
+    """The units of one file that count (ignored ones are left out); fills `session`."""
+    fmt_options = FormatOptions(separator=options.separator)
+    try:
+        with path.open("rb") as f:
+            head = f.read(DETECT_HEAD)
+            if b"\0" in head[:8192]:
+                session.error = "binary file"
+                return
+            big = session.size >= STREAM_MIN_BYTES
+            data = head if big else head + f.read()
+    except OSError as exc:
+        session.error = exc.strerror or str(exc)
+        return
+    text = _decode(data, session)
+    try:
+        fmt = resolve(options.format, str(path), text)
+        stream = getattr(fmt, "stream", None)
+        session.format = fmt.name
+        if big and stream is not None:
+            units: Iterator[Unit] = stream(_lines(path, session), fmt_options, session.problems)
+        else:
+            if big:
+                text = _decode(path.read_bytes(), session)
+            split = fmt.split(text, fmt_options)
+            session.problems.extend(split.problems)
+            units = _with_lines(text, split.units)
+        for unit in units:
+            if not unit.ignored:
+                yield unit
+    except NotATranscript as exc:
+        session.error = str(exc)
+    except OSError as exc:
+        session.error = exc.strerror or str(exc)
+    except Exception as exc:  # a reader bug must not stop an archive run; it is reported
+        log.exception("reading %s failed", path)
+        session.error = f"reader failed: {type(exc).__name__}: {exc}"
+
+
+def _with_lines(text: str, units: list[Unit]) -> Iterator[Unit]:
+    """Units with the 1-based line of their first non-blank character (formats that read the
+    whole text do not count lines); counted once, in order."""
+    pos, line = 0, 1
+    for unit in units:
+        if unit.line:
+            yield unit
+            continue
+        anchor = unit.content_start
+        if anchor < pos:
+            pos, line = 0, 1
+        line += text.count("\n", pos, anchor)
+        pos = anchor
+        yield unit._replace(line=line)
+
+
+def _decode(data: bytes, session: Session) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        session.invalid_utf8 = True
+        return data.decode("utf-8", errors="replace")
+
+
+def _lines(path: Path, session: Session) -> Iterator[Line]:
+    """Non-blank lines with their character offsets, one line of look-ahead to know the last."""
+    pending: Line | None = None
+    pos = 0
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", errors="replace")
+                session.invalid_utf8 = True
+            start = pos
+            pos += len(line)
+            body = line.rstrip("\r\n")
+            if not body.strip():
+                continue
+            if pending is not None:
+                yield pending
+            pending = (number, start, body, False)
+    if pending is not None:
+        yield (*pending[:3], True)
+
+
+def read_table(files: list[tuple[str, str, int, float]], options: ReadOptions) -> tuple[Any, list[Session]]:
+    """Unit rows (a pyarrow Table in `input_schema()`) of files given as
+    (session id, path, size, mtime), and what was learnt about each file."""
+    pa = require_pyarrow()
+    cols: dict[str, list[Any]] = {name: [] for name in input_schema().names}
+    sessions: list[Session] = []
+    for session_id, path, size, mtime in files:
+        session = Session(session_id, path, size, mtime)
+        sessions.append(session)
+        units = list(read_units(Path(path), session, options))
+        if session.error is not None:
+            continue  # a file that failed part way gives no rows at all
+        for unit in units:
+            cols["session_id"].append(session_id)
+            cols["unit_index"].append(unit.index)
+            cols["role"].append(unit.role)
+            cols["kind"].append(unit.kind)
+            cols["text"].append(unit.text)
+            cols["pin"].append(unit.pin)
+            cols["effort_used"].append(unit.effort_used)
+            cols["format"].append(session.format)
+            cols["line"].append(unit.line)
+            cols["start"].append(unit.start)
+            cols["end"].append(unit.end)
+    return pa.Table.from_pydict(cols, schema=input_schema()), sessions

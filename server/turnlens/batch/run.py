@@ -1,0 +1,459 @@
+"""A batch run: session files → partitions → labelled Parquet, resumable.
+
+Inputs are grouped, in path order, into partitions of about `partition_size`
+bytes. A partition is named by a hash of its files' paths, sizes and
+modification times and of the run's options, so a rerun knows what is already
+written. Each partition's files are written under temporary names and renamed;
+its session table is renamed last and marks it complete, so an interrupted run
+leaves no half partition behind that a rerun would count twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from turnlens.batch.label import Labeler
+from turnlens.batch.read import ReadOptions, Session, read_table
+from turnlens.batch.schema import SCHEMA_VERSION, require_pyarrow
+from turnlens.batch.summary import STATS_COLUMNS, sessions_table
+
+MANIFEST = "_manifest.json"
+UNITS = "units"
+SESSIONS = "sessions"
+TMP = "_tmp"
+LABEL_ROWS = 4096  # rows labelled and written at a time: bounds a worker's memory
+
+FileEntry = tuple[str, str, int, float]  # (session id, path, size, mtime)
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    id: str
+    files: tuple[FileEntry, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(f[2] for f in self.files)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What a worker needs for one partition (pickled to it)."""
+
+    partition: Partition
+    out: str
+    read: ReadOptions
+    labeler: Labeler
+
+
+@dataclass(slots=True)
+class Done:
+    """A written partition, as the manifest keeps it."""
+
+    id: str
+    units: int
+    sessions: int
+    skipped: list[tuple[str, str]]  # (path, error)
+    notes: list[str] = field(default_factory=list)  # warnings to print (lines passed over, bad UTF-8)
+
+
+@dataclass(slots=True)
+class Report:
+    partitions: int = 0
+    written: int = 0
+    resumed: int = 0
+    units: int = 0
+    sessions: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def plan(files: list[Path], partition_size: int, read: ReadOptions, labeler: Labeler) -> list[Partition]:
+    """Files in order, cut into partitions of about `partition_size` bytes (a larger file is
+    a partition of its own)."""
+    entries: list[FileEntry] = []
+    for path in files:
+        st = path.stat()
+        entries.append((str(path), str(path), st.st_size, st.st_mtime))
+    parts: list[Partition] = []
+    group: list[FileEntry] = []
+    size = 0
+    for entry in entries:
+        if group and size + entry[2] > partition_size:
+            parts.append(_partition(group, read, labeler))
+            group, size = [], 0
+        group.append(entry)
+        size += entry[2]
+    if group:
+        parts.append(_partition(group, read, labeler))
+    return parts
+
+
+def _partition(group: list[FileEntry], read: ReadOptions, labeler: Labeler) -> Partition:
+    key = {
+        "schema": SCHEMA_VERSION,
+        "read": [read.format, read.separator],
+        "labels": [labeler.pack, list(labeler.route_roles)],
+        "files": [[os.path.abspath(p), size, mtime] for _, p, size, mtime in group],
+    }
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    return Partition(digest, tuple(group))
+
+
+# --- the output folder ------------------------------------------------------------------------
+
+
+class Output:
+    """The output folder: partitions' Parquet files and the manifest."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.units = root / UNITS
+        self.sessions = root / SESSIONS
+        self.tmp = root / TMP
+        for d in (self.units, self.sessions):
+            d.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)  # what an interrupted run left
+        self.tmp.mkdir()
+        self.manifest = self._load()
+        # unit files of a partition whose session table never landed: an interrupted write
+        for f in self.units.glob("part-*.parquet"):
+            if not self.complete(_part_id(f.name)):
+                f.unlink()
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads((self.root / MANIFEST).read_text("utf-8"))
+        except (OSError, ValueError):
+            return {"partitions": {}}
+        if not isinstance(data, dict) or not isinstance(data.get("partitions"), dict):
+            return {"partitions": {}}
+        return data
+
+    def complete(self, pid: str) -> bool:
+        return pid in self.manifest["partitions"] and (self.sessions / f"part-{pid}.parquet").exists()
+
+    def record(self, part: Partition, done: Done, engine: str) -> None:
+        """Note a written partition; the manifest is replaced atomically."""
+        self.manifest["partitions"][part.id] = {
+            "files": [{"path": p, "size": size, "mtime": mtime} for _, p, size, mtime in part.files],
+            "units": done.units,
+            "sessions": done.sessions,
+            "skipped": [{"path": p, "error": e} for p, e in done.skipped],
+            "engine": engine,
+        }
+        self._save()
+
+    def _save(self) -> None:
+        self.manifest["schema_version"] = SCHEMA_VERSION
+        tmp = self.root / f"{MANIFEST}.tmp"
+        tmp.write_text(json.dumps(self.manifest, indent=1, sort_keys=True), "utf-8")
+        os.replace(tmp, self.root / MANIFEST)
+
+    def prune(self, keep: set[str]) -> None:
+        """Forget partitions of files that changed or went: the folder mirrors this run's inputs."""
+        for pid in [p for p in self.manifest["partitions"] if p not in keep]:
+            del self.manifest["partitions"][pid]
+        for folder in (self.units, self.sessions):
+            for f in folder.glob("part-*.parquet"):
+                if _part_id(f.name) not in keep:
+                    f.unlink()
+        self._save()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _part_id(name: str) -> str:
+    return name.removeprefix("part-").removesuffix(".parquet").split("-")[0]
+
+
+def _publish(tmp: Path, final: Path) -> None:
+    os.replace(tmp, final)
+
+
+# --- one partition, in a worker ---------------------------------------------------------------
+
+
+def _slices(table: Any, rows: int) -> Iterator[Any]:
+    for start in range(0, table.num_rows, rows):
+        yield table.slice(start, rows)
+
+
+def label_partition(job: Job) -> Done:
+    """Read, label and write one partition (the local engine's unit of work)."""
+    pa = require_pyarrow()
+    import pyarrow.parquet as pq
+
+    from turnlens.batch.schema import units_schema
+
+    part, root = job.partition, Path(job.out)
+    tmp_units = root / TMP / f"part-{part.id}-0.parquet"
+    stats_parts: list[Any] = []
+    sessions: list[Session] = []
+    units = 0
+    with pq.ParquetWriter(tmp_units, units_schema()) as writer:
+        for entry in part.files:
+            table, found = read_table([entry], job.read)
+            sessions.extend(found)
+            for chunk in _slices(table, LABEL_ROWS):
+                labelled = job.labeler(chunk)
+                writer.write_table(labelled)
+                stats_parts.append(labelled.select(STATS_COLUMNS))
+                units += labelled.num_rows
+    stats = pa.concat_tables(stats_parts) if stats_parts else _empty_stats()
+    return _finish(part, root, [tmp_units], stats, sessions, units)
+
+
+def _empty_stats() -> Any:
+    from turnlens.batch.schema import units_schema
+
+    schema = units_schema()
+    return schema.empty_table().select(STATS_COLUMNS)
+
+
+def _finish(
+    part: Partition, root: Path, unit_files: list[Path], stats: Any, sessions: list[Session], units: int
+) -> Done:
+    """Write the session table, then publish: unit files first, the session table last."""
+    import pyarrow.parquet as pq
+
+    table = sessions_table(stats, sessions)
+    tmp_sessions = root / TMP / f"part-{part.id}.sessions.parquet"
+    pq.write_table(table, tmp_sessions)
+    for i, f in enumerate(unit_files):
+        _publish(f, root / UNITS / f"part-{part.id}-{i}.parquet")
+    _publish(tmp_sessions, root / SESSIONS / f"part-{part.id}.parquet")
+    skipped = [(s.path, s.error) for s in sessions if s.error is not None]
+    return Done(part.id, units, table.num_rows, skipped, _notes(sessions))
+
+
+def _notes(sessions: list[Session]) -> list[str]:
+    notes = []
+    for s in sessions:
+        if s.invalid_utf8:
+            notes.append(f"turnlens: warning: {s.path}: invalid UTF-8 replaced with U+FFFD")
+        if s.problems:
+            first = s.problems[0]
+            where = f"line {first.line}: " if first.line else ""
+            more = f" (and {len(s.problems) - 1} more)" if len(s.problems) > 1 else ""
+            notes.append(f"turnlens: {first.severity}: {s.path}: {where}{first.message}{more}")
+    return notes
+
+
+# --- engines ------------------------------------------------------------------------------------
+
+Engine = Callable[[list[Job], int, Callable[[Partition, Done], None]], None]
+
+
+def run_local(jobs: list[Job], workers: int, on_done: Callable[[Partition, Done], None]) -> None:
+    """A process pool on this machine, one partition per task, biggest first."""
+    order = sorted(jobs, key=lambda j: -j.partition.size)
+    if workers <= 1 or len(order) <= 1:
+        for job in order:
+            on_done(job.partition, label_partition(job))
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(label_partition, job): job for job in order}
+        try:
+            for future in as_completed(futures):
+                on_done(futures[future].partition, future.result())
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def run_ray(
+    jobs: list[Job], workers: int, on_done: Callable[[Partition, Done], None], address: str | None = None
+) -> None:
+    """The same reading and `label_batch` on Ray: partitions are read by Ray tasks, labelled with
+    `Dataset.map_batches` and written with `Dataset.write_parquet`, a wave of partitions at a time."""
+    if not jobs:
+        return
+    try:
+        import ray
+        import ray.data
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the ray engine needs Ray: pip install 'turnlens[ray]'") from exc
+
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {
+            "include_dashboard": False,
+            "logging_level": "warning",
+            "log_to_driver": False,
+        }
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=max(1, workers), **kwargs)
+        started = True
+    try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        with contextlib.suppress(AttributeError):
+            ctx.print_on_execution_start = False
+        resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        cpus = max(1, int(resources.get("CPU", workers)))
+        read = ray.remote(num_returns=2)(_ray_read)
+        for start in range(0, len(jobs), cpus):
+            _ray_wave(ray, read, jobs[start : start + cpus], on_done)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray_read(job: Job) -> tuple[Any, list[Session]]:
+    """A Ray task: one partition's unit rows, tagged with the partition, and what was learnt."""
+    pa = require_pyarrow()
+    table, sessions = read_table(list(job.partition.files), job.read)
+    column = pa.array([job.partition.id] * table.num_rows, type=pa.string())
+    return table.append_column("partition", column), sessions
+
+
+def _ray_wave(ray: Any, read: Any, wave: list[Job], on_done: Callable[[Partition, Done], None]) -> None:
+    import pyarrow.parquet as pq
+
+    root = Path(wave[0].out)
+    pairs = [read.remote(job) for job in wave]
+    tables = [p[0] for p in pairs]
+    sessions = ray.get([p[1] for p in pairs])
+    target = root / TMP / f"wave-{wave[0].partition.id}"
+    ds = ray.data.from_arrow_refs(tables)
+    ds = ds.map_batches(wave[0].labeler, batch_format="pyarrow", batch_size=LABEL_ROWS)
+    ds.write_parquet(str(target), partition_cols=["partition"])
+    for job, found in zip(wave, sessions, strict=True):
+        part = job.partition
+        files = sorted((target / f"partition={part.id}").glob("*.parquet"))
+        stats = pq.read_table(files, columns=list(STATS_COLUMNS)) if files else _empty_stats()
+        _finish_ray(part, root, files, stats, found, on_done)
+    shutil.rmtree(target, ignore_errors=True)
+
+
+def _finish_ray(
+    part: Partition,
+    root: Path,
+    files: list[Path],
+    stats: Any,
+    sessions: list[Session],
+    on_done: Callable[[Partition, Done], None],
+) -> None:
+    import pyarrow.parquet as pq
+
+    from turnlens.batch.schema import units_schema
+
+    # Hive partitioning left the files without the partition column and with Ray's own
+    # file names; cast them to the documented schema under the run's names
+    schema = units_schema()
+    renamed = []
+    for i, f in enumerate(files):
+        out = root / TMP / f"part-{part.id}-{i}.parquet"
+        pq.write_table(pq.read_table(f).select(schema.names).cast(schema), out)
+        renamed.append(out)
+    on_done(part, _finish(part, root, renamed, stats, sessions, stats.num_rows))
+
+
+# --- the whole run ------------------------------------------------------------------------------
+
+
+class Progress:
+    """A plain-text bar on stderr: partitions, units, units per second, time left."""
+
+    def __init__(self, total_bytes: int, partitions: int, stream: TextIO = sys.stderr) -> None:
+        self.total, self.partitions, self.stream = total_bytes, partitions, stream
+        self.done_bytes = self.done = self.units = 0
+        self.start = time.monotonic()
+        self.tty = stream.isatty()
+
+    def update(self, part: Partition, units: int) -> None:
+        self.done += 1
+        self.done_bytes += part.size
+        self.units += units
+        elapsed = max(time.monotonic() - self.start, 1e-6)
+        rate = self.units / elapsed
+        share = self.done_bytes / self.total if self.total else 1.0
+        left = elapsed * (1 - share) / share if share else 0.0
+        bar = "#" * int(share * 24)
+        line = (
+            f"[{bar:<24}] {self.done}/{self.partitions} partitions  {self.units:,} units  "
+            f"{rate:,.0f} units/s  {_mb(self.done_bytes)}/{_mb(self.total)}  ~{left:.0f} s left"
+        )
+        self.stream.write(("\r" + line) if self.tty else line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self.done:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def run_batch(
+    files: list[Path],
+    out: Path,
+    *,
+    engine: str = "local",
+    workers: int = 1,
+    partition_size: int = 64 * 1024 * 1024,
+    read: ReadOptions | None = None,
+    labeler: Labeler | None = None,
+    ray_address: str | None = None,
+    warn: Callable[[str], None] | None = None,
+    progress: TextIO | None = sys.stderr,
+) -> Report:
+    """Label `files` into `out`; partitions already written by an earlier run are skipped."""
+    started = time.monotonic()
+    read = read or ReadOptions()
+    labeler = labeler or Labeler()
+    say = warn or (lambda line: print(line, file=sys.stderr))
+    parts = plan(files, partition_size, read, labeler)
+    output = Output(out)
+    pending = [p for p in parts if not output.complete(p.id)]
+    report = Report(partitions=len(parts), resumed=len(parts) - len(pending))
+    for p in parts:
+        if output.complete(p.id):
+            entry = output.manifest["partitions"][p.id]
+            report.units += int(entry.get("units", 0))
+            report.sessions += int(entry.get("sessions", 0))
+            report.skipped += [(s["path"], s["error"]) for s in entry.get("skipped", [])]
+    bar = Progress(sum(p.size for p in pending), len(pending), progress) if progress else None
+
+    def on_done(part: Partition, done: Done) -> None:
+        output.record(part, done, engine)
+        report.written += 1
+        report.units += done.units
+        report.sessions += done.sessions
+        report.skipped += done.skipped
+        if bar:
+            bar.update(part, done.units)
+        for note in done.notes:
+            say(note)
+        for path, error in done.skipped:
+            say(f"turnlens: warning: {path}: {error}; skipped")
+
+    jobs = [Job(p, str(out), read, labeler) for p in pending]
+    try:
+        if engine == "ray":
+            run_ray(jobs, workers, on_done, ray_address)
+        else:
+            run_local(jobs, workers, on_done)
+    finally:
+        if bar:
+            bar.close()
+    output.prune({p.id for p in parts})
+    report.seconds = time.monotonic() - started
+    return report
