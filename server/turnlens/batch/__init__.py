@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from turnlens.batch.label import Labeler, label_batch
 from turnlens.batch.read import ReadOptions
-from turnlens.batch.schema import SCHEMA_VERSION, input_schema, sessions_schema, units_schema
+from turnlens.batch.schema import SCHEMA_VERSION, input_schema, sessions_schema, spark_ddl, units_schema
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -19,5 +19,6 @@ __all__ = [
     "input_schema",
     "label_batch",
     "sessions_schema",
+    "spark_ddl",
     "units_schema",
 ]

@@ -287,6 +287,10 @@ def run_ray(
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("the ray engine needs Ray: pip install 'turnlens[ray]'") from exc
 
+    import logging
+
+    for name in ("ray", "ray.data"):
+        logging.getLogger(name).setLevel(logging.ERROR)  # our bar says how it goes
     started = False
     if not ray.is_initialized():
         kwargs: dict[str, Any] = {

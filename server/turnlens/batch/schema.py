@@ -110,3 +110,11 @@ def sessions_schema() -> pa.Schema:
 def input_schema() -> pa.Schema:
     """The rows the reader makes: everything of a unit row before labelling."""
     return arrow_schema(UNIT_COLUMNS[: len(UNIT_COLUMNS) - len(LABELS)])
+
+
+_SPARK = {"string": "STRING", "int32": "INT", "int64": "BIGINT", "float64": "DOUBLE"}
+
+
+def spark_ddl(columns: tuple[tuple[str, str, bool], ...] = UNIT_COLUMNS) -> str:
+    """The columns as a Spark DDL schema string, for `DataFrame.mapInArrow(label_batch, ...)`."""
+    return ", ".join(f"`{n}` {_SPARK.get(t, 'TIMESTAMP')}" for n, t, _ in columns)
