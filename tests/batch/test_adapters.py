@@ -31,7 +31,9 @@ def test_the_spark_example_imports() -> None:
     assert callable(example["label"])
 
 
-def test_the_duckdb_queries_run_over_the_output(archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_duckdb_queries_run_over_the_output(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     duckdb = pytest.importorskip("duckdb", reason="duckdb is a test dependency (pip install duckdb)")
     files = collect([str(archive)])
     for i, f in enumerate(files):  # sessions over three weeks

@@ -30,7 +30,14 @@ def test_labels_each_row_as_classify_and_the_router_do() -> None:
     rows = out.to_pylist()
     for row in rows:
         c = classify(row["text"])
-        assert (row["class"], row["max_ratio"], row["frozen"], row["verdict"], row["words"], row["lines"]) == (
+        assert (
+            row["class"],
+            row["max_ratio"],
+            row["frozen"],
+            row["verdict"],
+            row["words"],
+            row["lines"],
+        ) == (
             c.task_class,
             c.max_ratio,
             c.frozen,

@@ -30,7 +30,9 @@ def local_ray() -> Iterator[Any]:
 def test_ray_and_local_write_identical_rows(local_ray: Any, archive: Path, tmp_path: Path) -> None:
     (archive / "ours" / "broken.json").write_text("{ this is not JSON", "utf-8")
     files = collect([str(archive)])
-    local = run_batch(files, tmp_path / "local", engine="local", workers=2, partition_size=1500, progress=None)
+    local = run_batch(
+        files, tmp_path / "local", engine="local", workers=2, partition_size=1500, progress=None
+    )
     on_ray = run_batch(files, tmp_path / "ray", engine="ray", workers=2, partition_size=1500, progress=None)
     assert on_ray.partitions == local.partitions > 2  # more than one wave of 2 CPUs
     assert (on_ray.units, on_ray.sessions) == (local.units, local.sessions)

@@ -60,7 +60,7 @@ UNIT_COLUMNS: Final = (
 SESSION_COLUMNS: Final = (
     ("session_id", "string", False),
     ("format", "string", False),
-    ("modified", "timestamp[s, tz=UTC]", False),
+    ("modified", "timestamp[ms, tz=UTC]", False),
     ("bytes", "int64", False),
     ("units", "int64", False),
     ("words", "int64", False),
@@ -90,7 +90,7 @@ def require_pyarrow() -> Any:
 
 def _type(pa: Any, name: str) -> Any:
     if name.startswith("timestamp"):
-        return pa.timestamp("s", tz="UTC")
+        return pa.timestamp("ms", tz="UTC")  # Parquet has no seconds unit
     return getattr(pa, name)()
 
 

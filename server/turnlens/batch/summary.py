@@ -80,7 +80,7 @@ def sessions_table(units: Any, sessions: list[Session]) -> Any:
         values: dict[str, Any] = {
             "session_id": stats.path,
             "format": stats.format,
-            "modified": int(s.mtime),
+            "modified": int(s.mtime) * 1000,  # whole seconds, in the ms Parquet keeps
             "bytes": s.size,
             **{f"class_{c}": n for c, n in data["by_class"].items()},
             **{f"effort_{e}": stats.effort_mix.get(e, 0) for e in EFFORT_ORDER},
