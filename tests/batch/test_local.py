@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,3 +145,29 @@ def test_globs_are_expanded(archive: Path, tmp_path: Path, capsys: pytest.Captur
     ids = {r["session_id"] for r in read_rows(out, "sessions")}
     assert ids and all(i.endswith(".md") for i in ids)
     assert pq.read_schema(next((out / "units").glob("*.parquet"))).names[0] == "session_id"
+
+
+def test_a_file_failing_part_way_leaves_no_rows(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import turnlens.batch.read as batch_read
+    import turnlens.batch.run as batch_run
+
+    real = batch_read.read_units
+    victim = archive / "examples" / "claude-session.jsonl"
+
+    def failing(path: Path, session: Any, options: Any) -> Iterator[Any]:
+        for i, unit in enumerate(real(path, session, options)):
+            if path == victim and i == 5:
+                session.error = "disk went away"
+                return
+            yield unit
+
+    monkeypatch.setattr(batch_read, "read_units", failing)
+    monkeypatch.setattr(batch_run, "LABEL_ROWS", 2)  # rows of the file are written before it fails
+    report = run_batch(collect([str(archive)]), tmp_path / "out", partition_size=1 << 20, progress=None)
+    assert report.partitions == 1
+    assert report.skipped == [(str(victim), "disk went away")]
+    rows = read_rows(tmp_path / "out")
+    assert rows and not any(r["session_id"] == str(victim) for r in rows)
+    assert str(victim) not in {s["session_id"] for s in read_rows(tmp_path / "out", "sessions")}

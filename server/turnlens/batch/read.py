@@ -133,28 +133,48 @@ def _lines(path: Path, session: Session) -> Iterator[Line]:
         yield (*pending[:3], True)
 
 
+def file_tables(session: Session, options: ReadOptions, rows: int) -> Iterator[Any]:
+    """A file's unit rows (pyarrow Tables in `input_schema()`), at most `rows` at a time, as they
+    are read: a streamed session is never held whole. `session` says afterwards whether the file
+    failed (then the rows already given are not to be kept)."""
+    pa = require_pyarrow()
+    schema = input_schema()
+    cols: dict[str, list[Any]] = {name: [] for name in schema.names}
+    n = 0
+    for unit in read_units(Path(session.path), session, options):
+        cols["session_id"].append(session.session_id)
+        cols["unit_index"].append(unit.index)
+        cols["role"].append(unit.role)
+        cols["kind"].append(unit.kind)
+        cols["text"].append(unit.text)
+        cols["pin"].append(unit.pin)
+        cols["effort_used"].append(unit.effort_used)
+        cols["format"].append(session.format)
+        cols["line"].append(unit.line)
+        cols["start"].append(unit.start)
+        cols["end"].append(unit.end)
+        n += 1
+        if n == rows:
+            yield pa.Table.from_pydict(cols, schema=schema)
+            cols = {name: [] for name in schema.names}
+            n = 0
+    if n:
+        yield pa.Table.from_pydict(cols, schema=schema)
+
+
 def read_table(files: list[tuple[str, str, int, float]], options: ReadOptions) -> tuple[Any, list[Session]]:
     """Unit rows (a pyarrow Table in `input_schema()`) of files given as
-    (session id, path, size, mtime), and what was learnt about each file."""
+    (session id, path, size, mtime), and what was learnt about each file; a file that failed
+    part way gives no rows."""
     pa = require_pyarrow()
-    cols: dict[str, list[Any]] = {name: [] for name in input_schema().names}
+    tables: list[Any] = []
     sessions: list[Session] = []
     for session_id, path, size, mtime in files:
         session = Session(session_id, path, size, mtime)
         sessions.append(session)
-        units = list(read_units(Path(path), session, options))
-        if session.error is not None:
-            continue  # a file that failed part way gives no rows at all
-        for unit in units:
-            cols["session_id"].append(session_id)
-            cols["unit_index"].append(unit.index)
-            cols["role"].append(unit.role)
-            cols["kind"].append(unit.kind)
-            cols["text"].append(unit.text)
-            cols["pin"].append(unit.pin)
-            cols["effort_used"].append(unit.effort_used)
-            cols["format"].append(session.format)
-            cols["line"].append(unit.line)
-            cols["start"].append(unit.start)
-            cols["end"].append(unit.end)
-    return pa.Table.from_pydict(cols, schema=input_schema()), sessions
+        parts = list(file_tables(session, options, 1 << 20))
+        if session.error is None:
+            tables.extend(parts)
+    if not tables:
+        return input_schema().empty_table(), sessions
+    return pa.concat_tables(tables), sessions

@@ -17,13 +17,13 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from turnlens.batch.label import Labeler
-from turnlens.batch.read import ReadOptions, Session, read_table
+from turnlens.batch.read import ReadOptions, Session, file_tables, read_table
 from turnlens.batch.schema import SCHEMA_VERSION, require_pyarrow
 from turnlens.batch.summary import STATS_COLUMNS, sessions_table
 
@@ -183,13 +183,25 @@ def _publish(tmp: Path, final: Path) -> None:
 # --- one partition, in a worker ---------------------------------------------------------------
 
 
-def _slices(table: Any, rows: int) -> Iterator[Any]:
-    for start in range(0, table.num_rows, rows):
-        yield table.slice(start, rows)
+class _FailedPartWay(Exception):
+    """A file failed after some of its rows were written: the partition is written again without it."""
+
+    def __init__(self, path: str, error: str) -> None:
+        super().__init__(path, error)
+        self.path, self.error = path, error
 
 
 def label_partition(job: Job) -> Done:
     """Read, label and write one partition (the local engine's unit of work)."""
+    failed: dict[str, str] = {}
+    while True:
+        try:
+            return _label_partition(job, failed)
+        except _FailedPartWay as exc:  # rare: an I/O error or a reader bug mid-file
+            failed[exc.path] = exc.error
+
+
+def _label_partition(job: Job, failed: dict[str, str]) -> Done:
     pa = require_pyarrow()
     import pyarrow.parquet as pq
 
@@ -201,14 +213,22 @@ def label_partition(job: Job) -> Done:
     sessions: list[Session] = []
     units = 0
     with pq.ParquetWriter(tmp_units, units_schema()) as writer:
-        for entry in part.files:
-            table, found = read_table([entry], job.read)
-            sessions.extend(found)
-            for chunk in _slices(table, LABEL_ROWS):
+        for session_id, path, size, mtime in part.files:
+            session = Session(session_id, path, size, mtime)
+            sessions.append(session)
+            if path in failed:
+                session.error = failed[path]
+                continue
+            wrote = False
+            # rows are labelled and written a slice at a time: memory holds one slice, not the file
+            for chunk in file_tables(session, job.read, LABEL_ROWS):
                 labelled = job.labeler(chunk)
                 writer.write_table(labelled)
                 stats_parts.append(labelled.select(STATS_COLUMNS))
                 units += labelled.num_rows
+                wrote = True
+            if session.error is not None and wrote:
+                raise _FailedPartWay(path, session.error)
     stats = pa.concat_tables(stats_parts) if stats_parts else _empty_stats()
     return _finish(part, root, [tmp_units], stats, sessions, units)
 
