@@ -83,42 +83,42 @@ def _column(batch: Any, names: list[str], name: str) -> list[Any]:
 
 
 def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
-    """One list per label column, row by row (identical text in a batch is scored once)."""
-    from turnlens.core.classify import classify
+    """One list per label column, row by row. Distinct texts are classified together
+    (`classify_many` shares the work between texts the rules answer alike) and routed once."""
+    from turnlens.core.classify import classify_many
     from turnlens.router.resolve import resolve_offline
 
     pack, router = profile.pack, profile.router
-    texts = _column(batch, names, "text")
+    texts = [t or "" for t in _column(batch, names, "text")]
     roles = _column(batch, names, "role")
     kinds = _column(batch, names, "kind")
     pins = _column(batch, names, "pin")
+    distinct = list(dict.fromkeys(zip(texts, pins, strict=True)))
+    classes = dict(
+        zip(distinct, classify_many([t for t, _ in distinct], pack, [p for _, p in distinct]), strict=True)
+    )
+    routes: dict[str, tuple[Any, ...]] = {}
     out: list[list[Any]] = [[] for _ in _LABEL_NAMES]
-    seen: dict[tuple[str, str | None, bool], tuple[Any, ...]] = {}
     for text, role, kind, pin in zip(texts, roles, kinds, pins, strict=True):
-        text = text or ""
-        routed = profile.routes(role, kind)
-        key = (text, pin, routed)
-        row = seen.get(key)
-        if row is None:
-            c = classify(text, pack, pin=pin)
-            confidence = getattr(c, "confidence", None)  # the learned classifier gives one
-            if routed:
+        c = classes[(text, pin)]
+        confidence = getattr(c, "confidence", None)  # the learned classifier gives one
+        if profile.routes(role, kind):
+            route = routes.get(text)
+            if route is None:
                 r = resolve_offline(text, router, explain=False)
-                route: tuple[Any, ...] = (r.source, r.phase, r.effort, r.label)
-            else:
-                route = (None, None, None, None)
-            row = (
-                c.task_class,
-                c.max_ratio,
-                c.frozen,
-                c.verdict,
-                c.words,
-                c.lines,
-                None if confidence is None else float(confidence),
-                *route,
-            )
-            if len(seen) < 4096:
-                seen[key] = row
+                route = routes[text] = (r.source, r.phase, r.effort, r.label)
+        else:
+            route = (None, None, None, None)
+        row = (
+            c.task_class,
+            c.max_ratio,
+            c.frozen,
+            c.verdict,
+            c.words,
+            c.lines,
+            None if confidence is None else float(confidence),
+            *route,
+        )
         for column, value in zip(out, row, strict=True):
             column.append(value)
     return out
