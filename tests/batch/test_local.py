@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from tests.batch.conftest import pq, read_rows
+from tests.batch.conftest import FORMAT_FIXTURES, pq, read_rows
 from turnlens.batch.run import run_batch
 from turnlens.cli import main
 from turnlens.cli.check import collect
+from turnlens.pipeline.formats import names
 
 
 def _batch(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str]:
@@ -39,6 +40,8 @@ def test_writes_a_row_per_unit_and_the_stats_figures_per_session(
     )
     formats = {u["format"] for u in units}
     assert {"claude-code", "turns"} <= formats
+    if FORMAT_FIXTURES.is_dir():  # every format has a fixture there
+        assert formats == set(names())
     # ignored turns are left out; pins are kept
     plan = [u for u in units if u["session_id"].endswith("plan.txt")]
     assert [u["unit_index"] for u in plan] == [1, 2, 4, 5]

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from tests.batch.conftest import ROOT, read_rows
+from tests.batch.conftest import FORMAT_FIXTURES, ROOT, read_rows
 from turnlens.batch.run import run_batch
 from turnlens.cli.check import collect
 from turnlens.core.classify import classify
+from turnlens.pipeline.formats import names
 from turnlens.router.resolve import resolve_offline
 
 ray = pytest.importorskip("ray", reason="the ray engine needs Ray (pip install 'turnlens[ray]')")
@@ -38,7 +39,10 @@ def test_ray_and_local_write_identical_rows(local_ray: Any, archive: Path, tmp_p
     assert (on_ray.units, on_ray.sessions) == (local.units, local.sessions)
     assert sorted(on_ray.skipped) == sorted(local.skipped)
     assert str(archive / "ours" / "broken.json") in {path for path, _ in local.skipped}
-    assert read_rows(tmp_path / "ray") == read_rows(tmp_path / "local")
+    rows = read_rows(tmp_path / "ray")
+    assert rows == read_rows(tmp_path / "local")
+    if FORMAT_FIXTURES.is_dir():  # a fixture of every format
+        assert {r["format"] for r in rows} == set(names())
     assert read_rows(tmp_path / "ray", "sessions") == read_rows(tmp_path / "local", "sessions")
     again = run_batch(files, tmp_path / "ray", engine="ray", workers=2, partition_size=1500, progress=None)
     assert (again.written, again.resumed) == (0, local.partitions)
