@@ -174,3 +174,19 @@ def test_a_file_failing_part_way_leaves_no_rows(
     rows = read_rows(tmp_path / "out")
     assert rows and not any(r["session_id"] == str(victim) for r in rows)
     assert str(victim) not in {s["session_id"] for s in read_rows(tmp_path / "out", "sessions")}
+
+
+def test_odd_files_are_skipped_and_odd_names_kept(
+    archive: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = archive / "ours" / "pipe.md"
+    os.mkfifo(fifo)  # a reader of a FIFO would wait for ever
+    odd = archive / "ours" / os.fsdecode(b"caf\xe9-notes.md")  # a file name that is not UTF-8
+    odd.write_text("APPROVED — ship it\n---TURN---\nthanks!\n", "utf-8")
+    out = tmp_path / "out"
+    code, err = _batch(capsys, archive, "--out", out, "-q")
+    assert code == 0
+    assert f"{fifo}: not a regular file; skipped" in err
+    shown = str(odd).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    rows = [r for r in read_rows(out) if r["session_id"] == shown]
+    assert [r["class"] for r in rows] == ["decision", "chitchat"]

@@ -19,6 +19,7 @@ from turnlens.pipeline.formats import DETECT_HEAD, FormatOptions, NotATranscript
 from turnlens.pipeline.formats.jsonl import Line
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
 from turnlens.pipeline.units import Unit
+from turnlens.userfiles import MAX_INPUT_BYTES, read_limited, regular_file
 
 log = logging.getLogger(__name__)
 
@@ -51,15 +52,17 @@ def read_units(path: Path, session: Session, options: ReadOptions) -> Iterator[U
     """The units of one file that count (ignored ones are left out); fills `session`."""
     fmt_options = FormatOptions(separator=options.separator)
     try:
-        with path.open("rb") as f:
-            head = f.read(DETECT_HEAD)
-            if b"\0" in head[:8192]:
-                session.error = "binary file"
-                return
-            big = session.size >= STREAM_MIN_BYTES
-            data = head if big else head + f.read()
-    except OSError as exc:
+        big = regular_file(path).st_size >= STREAM_MIN_BYTES  # a FIFO or a device is refused
+        if big:
+            with path.open("rb") as f:
+                data = f.read(DETECT_HEAD)
+        else:
+            data = read_limited(path, STREAM_MIN_BYTES)
+    except OSError as exc:  # ReadProblem too: not a regular file, vanished, unreadable
         session.error = exc.strerror or str(exc)
+        return
+    if b"\0" in data[:8192]:
+        session.error = "binary file"
         return
     text = _decode(data, session)
     try:
@@ -69,8 +72,8 @@ def read_units(path: Path, session: Session, options: ReadOptions) -> Iterator[U
         if big and stream is not None:
             units: Iterator[Unit] = stream(_lines(path, session), fmt_options, session.problems)
         else:
-            if big:
-                text = _decode(path.read_bytes(), session)
+            if big:  # a big file that no reader can stream is read whole, with a bound
+                text = _decode(read_limited(path, MAX_INPUT_BYTES), session)
             split = fmt.split(text, fmt_options)
             session.problems.extend(split.problems)
             units = _with_lines(text, split.units)

@@ -26,6 +26,7 @@ from turnlens.batch.label import Labeler
 from turnlens.batch.read import ReadOptions, Session, file_tables, read_table
 from turnlens.batch.schema import SCHEMA_VERSION, require_pyarrow
 from turnlens.batch.summary import STATS_COLUMNS, sessions_table
+from turnlens.cli.common import shown
 
 MANIFEST = "_manifest.json"
 UNITS = "units"
@@ -83,8 +84,14 @@ def plan(files: list[Path], partition_size: int, read: ReadOptions, labeler: Lab
     a partition of its own)."""
     entries: list[FileEntry] = []
     for path in files:
-        st = path.stat()
-        entries.append((str(path), str(path), st.st_size, st.st_mtime))
+        try:
+            st = path.stat()
+        except OSError:  # gone since it was listed: read_units reports it
+            size, mtime = 0, 0.0
+        else:
+            size, mtime = st.st_size, st.st_mtime
+        # a file name that is not UTF-8 is shown (and stored) with U+FFFD; opened by its bytes
+        entries.append((shown(path), str(path), size, mtime))
     parts: list[Partition] = []
     group: list[FileEntry] = []
     size = 0
@@ -228,7 +235,7 @@ def _label_partition(job: Job, failed: dict[str, str]) -> Done:
                 units += labelled.num_rows
                 wrote = True
             if session.error is not None and wrote:
-                raise _FailedPartWay(path, session.error)
+                raise _FailedPartWay(path, session.error)  # keyed by the path opened
     stats = pa.concat_tables(stats_parts) if stats_parts else _empty_stats()
     return _finish(part, root, [tmp_units], stats, sessions, units)
 
@@ -252,7 +259,7 @@ def _finish(
     for i, f in enumerate(unit_files):
         _publish(f, root / UNITS / f"part-{part.id}-{i}.parquet")
     _publish(tmp_sessions, root / SESSIONS / f"part-{part.id}.parquet")
-    skipped = [(s.path, s.error) for s in sessions if s.error is not None]
+    skipped = [(s.session_id, s.error) for s in sessions if s.error is not None]
     return Done(part.id, units, table.num_rows, skipped, _notes(sessions))
 
 
@@ -260,12 +267,12 @@ def _notes(sessions: list[Session]) -> list[str]:
     notes = []
     for s in sessions:
         if s.invalid_utf8:
-            notes.append(f"turnlens: warning: {s.path}: invalid UTF-8 replaced with U+FFFD")
+            notes.append(f"turnlens: warning: {s.session_id}: invalid UTF-8 replaced with U+FFFD")
         if s.problems:
             first = s.problems[0]
             where = f"line {first.line}: " if first.line else ""
             more = f" (and {len(s.problems) - 1} more)" if len(s.problems) > 1 else ""
-            notes.append(f"turnlens: {first.severity}: {s.path}: {where}{first.message}{more}")
+            notes.append(f"turnlens: {first.severity}: {s.session_id}: {where}{first.message}{more}")
     return notes
 
 
