@@ -188,7 +188,17 @@ def _as_other_user(command: list[str]) -> list[str]:
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         pytest.skip("running as root without setpriv: permissions cannot be tested")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    other = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    probe = subprocess.run(
+        [*other, sys.executable, "-c", "import turnlens.cli, re2"],
+        capture_output=True,
+        timeout=60,
+        env=server_env(),
+    )
+    if probe.returncode != 0:
+        # e.g. a Python installed under /root, whose packages another user cannot read
+        pytest.skip("an unprivileged user cannot run this Python with TurnLens installed")
+    return [*other, *command]
 
 
 @pytest.fixture
@@ -344,3 +354,31 @@ def test_a_bad_rules_file_is_read_once_per_version(monkeypatch: pytest.MonkeyPat
     os.utime(path, (time.time() + 5, time.time() + 5))
     assert ls.pack_for(state).rule("good.marker") is not None
     assert len(loads) == 2
+
+
+def test_cli_rules_in_an_unreadable_folder_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same as above where no other user can be had: the folder's stat is refused as the
+    kernel refuses it to a user without search permission."""
+    import io
+
+    from turnlens.cli import main
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    rules = locked / "rules.toml"
+    rules.write_text(GOOD, encoding="utf-8")
+    real_stat = os.stat
+
+    def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if str(path).startswith(str(locked)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"hi")))
+    code = main(["classify", "--rules", str(rules), "--stdin"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "ermission denied" in err and "Traceback" not in err
