@@ -112,7 +112,7 @@ async def test_code_action_pin_class_round_trip(client: LanguageClient) -> None:
     actions = await actions_at(client, 4)
     await apply(client, titled(actions, "TurnLens: pin this turn as decision"), LF_SESSION, 2)
     diags = await wait_diagnostics(client, URI, version=2)
-    assert [d.code for d in diags] == ["decision", "spec", "decision"]
+    assert [(d.data or {})["class"] for d in diags] == ["decision", "spec", "decision"]
     assert "pinned" in diags[2].message
 
 
@@ -122,7 +122,10 @@ async def test_code_action_ignore_turn_and_file(client: LanguageClient) -> None:
     text = await apply(
         client, titled(await actions_at(client, 2), "TurnLens: ignore this turn"), LF_SESSION, 2
     )
-    assert [d.code for d in await wait_diagnostics(client, URI, version=2)] == ["decision", "chitchat"]
+    assert [(d.data or {})["class"] for d in await wait_diagnostics(client, URI, version=2)] == [
+        "decision",
+        "chitchat",
+    ]
     await apply(client, titled(await actions_at(client, 0), "TurnLens: ignore this file"), text, 3)
     assert await wait_diagnostics(client, URI, version=3) == []
 
@@ -143,7 +146,7 @@ async def test_code_action_split_turn(client: LanguageClient) -> None:
     assert len(await wait_diagnostics(client, URI, version=1)) == 1
     await apply(client, titled(await actions_at(client, 1), "TurnLens: split the turn here"), text, 2)
     diags = await wait_diagnostics(client, URI, version=2)
-    assert [d.code for d in diags] == ["decision", "chitchat"]
+    assert [(d.data or {})["class"] for d in diags] == ["decision", "chitchat"]
 
 
 async def test_out_of_order_and_unopened_changes_are_ignored(client: LanguageClient) -> None:

@@ -15,7 +15,7 @@ URI = "file:///work/session.md"
 async def test_one_diagnostic_per_turn_with_exact_utf16_ranges(client: LanguageClient) -> None:
     open_doc(client, URI, CRLF_SESSION)
     diags = await wait_diagnostics(client, URI, version=1)
-    assert [d.code for d in diags] == ["decision", "code", "chitchat"]
+    assert [(d.data or {})["class"] for d in diags] == ["decision", "code", "chitchat"]
     assert [d.range.start.line for d in diags] == [0, 2, 7]
     first = diags[0]
     assert first.range == rng((0, 0), (0, UTF16_LINE0_END))
@@ -38,7 +38,7 @@ async def test_edit_publishes_only_for_the_new_version(client: LanguageClient) -
     # turn the last turn ("thanks!") into a review verdict
     change_doc(client, URI, 2, "FAIL: 3 tests broken", rng((4, 0), (4, 7)))
     diags = await wait_diagnostics(client, URI, version=2)
-    assert [d.code for d in diags] == ["decision", "spec", "review"]
+    assert [(d.data or {})["class"] for d in diags] == ["decision", "spec", "review"]
     assert all(p.version in (1, 2) for p in publishes(client, URI))
     assert [p.version for p in publishes(client, URI)] == sorted(p.version for p in publishes(client, URI))
 
@@ -63,7 +63,7 @@ async def test_burst_of_edits_ends_on_the_final_text(bare_client: LanguageClient
     assert len(versions) < 50  # debounced: far fewer publishes than edits
     from turnlens.api import classify
 
-    assert [d.code for d in diags] == [classify(text).task_class]
+    assert [(d.data or {})["class"] for d in diags] == [classify(text).task_class]
 
 
 @pytest.mark.parametrize("severity", ["error", "warning", "information", "hint"])
@@ -109,7 +109,9 @@ async def test_exclude_globs(bare_client: LanguageClient) -> None:
 async def test_on_save_mode_waits_for_save(bare_client: LanguageClient) -> None:
     await start(bare_client, {"analyze": "onSave"})
     open_doc(bare_client, URI, "thanks!\n")
-    assert [d.code for d in await wait_diagnostics(bare_client, URI, version=1)] == ["chitchat"]
+    assert [(d.data or {})["class"] for d in await wait_diagnostics(bare_client, URI, version=1)] == [
+        "chitchat"
+    ]
     change_doc(bare_client, URI, 2, "APPROVED — merge it\n")
     import asyncio
 
@@ -118,7 +120,9 @@ async def test_on_save_mode_waits_for_save(bare_client: LanguageClient) -> None:
     bare_client.text_document_did_save(
         types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=URI))
     )
-    assert [d.code for d in await wait_diagnostics(bare_client, URI, version=2)] == ["decision"]
+    assert [(d.data or {})["class"] for d in await wait_diagnostics(bare_client, URI, version=2)] == [
+        "decision"
+    ]
 
 
 async def test_close_clears_diagnostics(client: LanguageClient) -> None:

@@ -73,7 +73,7 @@ async def test_every_range_is_valid_and_points_at_its_unit(
         a, b = positions.range_offsets(DOC, d.range, encoding)
         assert a == unit.content_start, (d.range, unit)
         assert b == _first_line_end(DOC, unit)
-        assert d.code == classify_unit(unit).task_class
+        assert (d.data or {})["class"] == classify_unit(unit).task_class
 
     # code lenses: at the unit's first non-blank character; their argument covers the unit
     lenses = await client.text_document_code_lens_async(

@@ -7,8 +7,10 @@
  *  - In an untrusted workspace (Restricted Mode) the back end is forced to `rules`: no network.
  *  - In an untrusted workspace the server launch settings (server.command / server.python) are
  *    read from user settings only, so a folder cannot make the editor run a program.
- *  - initializationOptions are `{settings, userSettings, workspaceTrusted}`: the (sanitised)
- *    `turnlens` settings, the user-level back-end settings, and whether the workspace is trusted.
+ *  - initializationOptions are `{settings, userSettings, workspaceTrusted, commandResults}`: the
+ *    (sanitised) `turnlens` settings, the user-level back-end settings, whether the workspace is
+ *    trusted, and `"json"`: this client renders command results itself (views.ts), so the server
+ *    need not also send them as window/showMessage.
  *    The server takes the back end only from these (never from workspace/configuration answers),
  *    so a change of a back-end setting restarts the server (pure/ids.ts RESTART_KEYS).
  */
@@ -104,11 +106,12 @@ export function sanitizeSettings(
   return out;
 }
 
-/** `settings` (the `turnlens` section), `userSettings` (back end, user level), `workspaceTrusted`. */
+/** `settings` (the `turnlens` section), `userSettings` (back end, user level), `workspaceTrusted`, `commandResults`. */
 export interface InitializationOptions {
   settings: Settings;
   userSettings: Settings;
   workspaceTrusted: boolean;
+  commandResults: 'json';
 }
 
 export function initializationOptions(
@@ -120,6 +123,7 @@ export function initializationOptions(
     settings: sanitizeSettings(section, inspect, trusted),
     userSettings: userBackendSettings(inspect, trusted),
     workspaceTrusted: trusted,
+    commandResults: 'json',
   };
 }
 

@@ -84,6 +84,7 @@ describe('initializationOptions', () => {
     const user = { 'router.backend': 'openai', 'router.endpoint': 'http://localhost:8080/v1' };
     const trusted = initializationOptions(workspaceSection, inspector(user), true);
     assert.equal(trusted.workspaceTrusted, true);
+    assert.equal(trusted.commandResults, 'json'); // the client shows command results itself
     assert.deepEqual(trusted.userSettings, {
       router: { backend: 'openai', endpoint: 'http://localhost:8080/v1', model: '', apiKeyEnv: '' },
     });

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from turnlens.cli.common import UsageError
 
@@ -13,9 +14,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
     p.add_argument(
         "--log-level",
-        default="INFO",
+        default="WARNING",
+        type=str.upper,
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="logging level for stderr (default INFO)",
+        help="logging level for stderr and --log-file (default WARNING); the editor receives "
+        "INFO and up as window/logMessage",
     )
     p.add_argument("--log-file", metavar="FILE", help="also append logs to FILE")
     p.set_defaults(func=run)
@@ -28,6 +31,12 @@ def run(args: argparse.Namespace) -> int:
         if not host or not port_text.isdigit():
             raise UsageError(f"turnlens serve: --tcp wants HOST:PORT, got {args.tcp!r}")
         port = int(port_text)
+    if host is None and sys.stdin.isatty():
+        sys.stderr.write(
+            "turnlens serve speaks the Language Server Protocol on stdin/stdout: start it from an "
+            "editor (docs/editors/), or use `turnlens classify FILE` here. Ctrl-D quits.\n"
+        )
+        sys.stderr.flush()
     _return_large_blocks()
     # Importing lsprotocol and pygls makes ~600 classes and a million objects; the cyclic
     # garbage collector would walk them all again and again meanwhile (a fifth of the start-up

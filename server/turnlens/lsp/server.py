@@ -77,6 +77,8 @@ class TurnLensServer(LanguageServer):
         )
         self.documents: dict[str, DocState] = {}
         self.init_options: dict[str, Any] = {}
+        # settings a client pushed with didChangeConfiguration (kept for documents opened later)
+        self.pushed_settings: Mapping[str, Any] | None = None
         self.trusted_router: dict[str, Any] = {}
         # one router per distinct router configuration: documents with other settings
         # never change how this one is routed, nor reset its HTTP client or its pause
@@ -110,7 +112,7 @@ class TurnLensServer(LanguageServer):
         if message in self._said:
             return
         self._said.add(message)
-        log.warning(message)
+        log.warning(message, extra={"to_client": False})
         self.window_log_message(types.LogMessageParams(type=level, message=f"TurnLens: {message}"))
 
     def send_json(self, body: str) -> None:
@@ -210,7 +212,7 @@ class TurnLensServer(LanguageServer):
         return any(router.paused for router in self.routers.values())
 
     async def pull_settings(self, state: DocState) -> None:
-        raw: Any = None
+        raw: Any = self.pushed_settings
         if self.client_supports("workspace.configuration"):
             try:
                 answer = await self.workspace_configuration_async(
@@ -218,7 +220,8 @@ class TurnLensServer(LanguageServer):
                         items=[types.ConfigurationItem(section="turnlens", scope_uri=state.doc.uri)]
                     )
                 )
-                raw = answer[0] if answer else None
+                if answer and isinstance(answer[0], Mapping):
+                    raw = answer[0]
             except Exception as exc:  # a client that errors: fall back, keep working
                 self.say_once(f"workspace/configuration failed ({exc}); using initializationOptions")
         self.apply_settings(state, self.effective(raw))
@@ -540,14 +543,58 @@ def build_server() -> TurnLensServer:
     return server
 
 
+class ClientLogHandler(logging.Handler):
+    """Sends TurnLens's own log records to the client as window/logMessage, where editors
+    show them as information (stderr is read as errors by some clients, e.g. Neovim 0.7)."""
+
+    LEVELS = (
+        (logging.ERROR, types.MessageType.Error),
+        (logging.WARNING, types.MessageType.Warning),
+        (logging.INFO, types.MessageType.Info),
+        (logging.NOTSET, types.MessageType.Log),
+    )
+
+    def __init__(self, server: TurnLensServer, level: int) -> None:
+        super().__init__(level)
+        self.server = server
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, "to_client", True) is False or self.server.protocol.writer is None:
+            return
+        kind = next(t for lvl, t in self.LEVELS if record.levelno >= lvl)
+        params = types.LogMessageParams(type=kind, message=f"TurnLens: {self.format(record)}")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        try:
+            if loop is not None:
+                self.loop = loop
+                self.server.window_log_message(params)
+            elif self.loop is not None and not self.loop.is_closed():
+                self.loop.call_soon_threadsafe(self.server.window_log_message, params)
+        except Exception:  # logging must never take the server down
+            self.handleError(record)
+
+
 def run_server(
-    host: str | None, port: int | None, log_level: str = "INFO", log_file: str | None = None
+    host: str | None, port: int | None, log_level: str = "WARNING", log_file: str | None = None
 ) -> int:
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    """Logs go to stderr at `log_level` (warnings by default), to the client at INFO and up
+    (or lower, when asked), and to `log_file` at `log_level`."""
+    level = logging.getLevelName(log_level)
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setLevel(level)
+    handlers: list[logging.Handler] = [stderr]
     if log_file:
-        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
-    logging.basicConfig(level=log_level, handlers=handlers, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.getLevelName(log_level)))
+        to_file = logging.FileHandler(log_file, encoding="utf-8")
+        to_file.setLevel(level)
+        handlers.append(to_file)
+    logging.basicConfig(
+        level=min(level, logging.INFO), handlers=handlers, format="%(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("pygls").setLevel(max(logging.WARNING, level))
     # Transcripts make many small long-lived objects; collect less often so an edit is not
     # followed by a full collection of all of them. What start-up made (protocol types,
     # modules) lives as long as the process: frozen, the collector never walks it again.
@@ -556,9 +603,34 @@ def run_server(
     server = build_server()
     gc.freeze()
     gc.enable()
+    to_client = ClientLogHandler(server, min(level, logging.INFO))
+    to_client.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(to_client)
     if host is not None and port is not None:
+        if port == 0:
+            _announce_port(server, host)
         server.start_tcp(host, port)
     else:
         server.start_io()
     # LSP: 0 after a shutdown request, 1 when the client left (exit or EOF) without one
     return 0 if getattr(server.protocol, "_shutdown", False) else 1
+
+
+def _announce_port(server: TurnLensServer, host: str) -> None:
+    """With `--tcp HOST:0` the system picks the port: print it (stderr) once it is bound."""
+    import threading
+    import time
+
+    def wait() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            listener = getattr(server, "_server", None)
+            sockets = getattr(listener, "sockets", None) if listener is not None else None
+            if sockets:
+                bound = sockets[0].getsockname()
+                sys.stderr.write(f"turnlens serve: listening on {host}:{bound[1]}\n")
+                sys.stderr.flush()
+                return
+            time.sleep(0.02)
+
+    threading.Thread(target=wait, name="turnlens-port", daemon=True).start()

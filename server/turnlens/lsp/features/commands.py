@@ -1,4 +1,11 @@
-"""workspace/executeCommand: turnlens.classify, turnlens.plan, turnlens.reload."""
+"""workspace/executeCommand: turnlens.classify, turnlens.plan, turnlens.reload.
+
+Every command answers with JSON (the VS Code client renders it). Most other clients drop an
+executeCommand result on the floor, so the classify and plan results are also shown to the
+user with window/showMessage — unless the client asked for the raw JSON only, per call
+(`"format": "json"` in the argument) or for the session (`"commandResults": "json"` in
+initializationOptions, which the VS Code client sends).
+"""
 
 from __future__ import annotations
 
@@ -47,6 +54,61 @@ def _range(arg: Mapping[str, Any]) -> types.Range | None:
         raise JsonRpcInvalidParams("turnlens.classify: `range` must be an LSP Range") from None
 
 
+def wants_json_only(ls: TurnLensServer, arg: Mapping[str, Any]) -> bool:
+    if arg.get("format") == "json":
+        return True
+    return ls.init_options.get("commandResults") == "json"
+
+
+def _lines_of(rng: Mapping[str, Any] | None) -> str:
+    if not rng:
+        return ""
+    first, last = rng["start"]["line"] + 1, rng["end"]["line"] + 1
+    if rng["end"]["character"] == 0 and last > first:
+        last -= 1  # a range that ends at the start of a line does not take that line
+    return f"line {first}" if first == last else f"lines {first}–{last}"
+
+
+def render_classification(out: Mapping[str, Any]) -> str:
+    """The classify result as the few lines a person reads in a message area."""
+    frozen = {"true": "frozen", "partial": "partly frozen", "false": "compressible"}
+    where = _lines_of(out.get("range"))
+    head = f"TurnLens{' · ' + where if where else ''}: {out['class']} · ≤{out['max_ratio']}:1 · "
+    head += f"{frozen.get(out['frozen'], out['frozen'])} ({out['verdict']}) · {out['words']} words"
+    route = out.get("route") or {}
+    if route.get("effort"):
+        route_line = (
+            f"route: effort {route['effort']} ({route.get('phase') or 'explicit'}, {route.get('source')})"
+        )
+    else:
+        route_line = f"route: none ({route.get('source')})"
+    ranked = sorted(out["scores"].items(), key=lambda kv: -kv[1])
+    scores = "scores: " + ", ".join(f"{name} {score}" for name, score in ranked)
+    fired = [s for s in out.get("signals", []) if s.get("class") == out["class"]]
+    lines = [head, route_line, scores]
+    if fired:
+        lines.append(
+            "rules: " + ", ".join(f"{s['rule']} (+{s['weight']}, line {s['line']})" for s in fired[:6])
+        )
+    return "\n".join(lines)
+
+
+def render_plan(out: Mapping[str, Any]) -> str:
+    """The session plan: the verdict line, then one short line per turn."""
+    lines = [f"TurnLens session plan — {out['message']}"]
+    for t in out["plan"]:
+        ratio = "kept whole" if t["applied_ratio"] == 1 else f"÷{t['applied_ratio']}"
+        lines.append(
+            f"  turn {t['turn']}: {t['class']} · {t['words_orig']} → {t['words_plan']} words ({ratio})"
+        )
+    return "\n".join(lines)
+
+
+def show(ls: TurnLensServer, arg: Mapping[str, Any], text: str) -> None:
+    if not wants_json_only(ls, arg):
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
+
+
 def register(server: TurnLensServer) -> None:
     @server.command("turnlens.classify")
     async def classify_command(ls: TurnLensServer, *args: Any) -> dict[str, Any]:
@@ -87,6 +149,7 @@ def register(server: TurnLensServer) -> None:
                 "start": {"line": rng.start.line, "character": rng.start.character},
                 "end": {"line": rng.end.line, "character": rng.end.character},
             }
+        show(ls, arg, render_classification(out))
         return out
 
     @server.command("turnlens.plan")
@@ -98,7 +161,9 @@ def register(server: TurnLensServer) -> None:
             raise JsonRpcInvalidParams("turnlens.plan: `budget` must be a whole number ≥ 0")
         if not state.fresh:
             ls.analyze(state)
-        return plan([r.classification for r in state.results if not r.unit.ignored], budget).to_json()
+        out = plan([r.classification for r in state.results if not r.unit.ignored], budget).to_json()
+        show(ls, arg, render_plan(out))
+        return out
 
     @server.command("turnlens.reload")
     async def reload_command(ls: TurnLensServer, *args: Any) -> dict[str, Any]:

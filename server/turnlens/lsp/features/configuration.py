@@ -1,9 +1,19 @@
-"""initialize / initialized / didChangeConfiguration: where settings come from."""
+"""initialize / initialized / didChangeConfiguration: where settings come from.
+
+Clients deliver settings in one of three ways, and all three must reach documents opened later:
+- pull: the client answers workspace/configuration (VS Code, eglot, Neovim);
+- push: a client without that capability sends them in didChangeConfiguration, often before
+  the first didOpen (ALE, vim-lsp, Neovim's `on_init` pattern) — kept on the server, because a
+  push is not repeated when the next file opens;
+- `settings: null` (or nothing usable) is the signal to pull again.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from lsprotocol import types
 
@@ -12,6 +22,21 @@ from turnlens.lsp.features import rules_files
 from turnlens.lsp.server import TurnLensServer
 
 log = logging.getLogger("turnlens")
+
+SECTION = "turnlens"
+
+
+def pushed_section(settings: Any) -> Mapping[str, Any] | None:
+    """The `turnlens` settings in a didChangeConfiguration payload, or None when it says "pull".
+
+    Accepts `{"turnlens": {...}}` and the bare section `{...}` (some clients send only the
+    settings of the server they talk to)."""
+    if not isinstance(settings, Mapping) or not settings:
+        return None
+    inner = settings.get(SECTION)
+    if isinstance(inner, Mapping):
+        return inner
+    return settings
 
 
 def register(server: TurnLensServer) -> None:
@@ -36,12 +61,13 @@ def register(server: TurnLensServer) -> None:
     async def did_change_configuration(
         ls: TurnLensServer, params: types.DidChangeConfigurationParams
     ) -> None:
-        if not ls.client_supports("workspace.configuration") and isinstance(params.settings, dict):
-            # Push-style clients send the settings themselves.
-            raw = params.settings.get("turnlens", params.settings)
-            for state in ls.documents.values():
-                ls.apply_settings(state, ls.effective(raw))
-        else:
-            await asyncio.gather(*(ls.pull_settings(s) for s in list(ls.documents.values())))
+        pushed = pushed_section(params.settings)
+        if pushed is not None:
+            # kept, so a document opened after this push gets the same settings
+            ls.pushed_settings = dict(pushed)
+            log.info("settings pushed by the client: %s", sorted(pushed))
+        # pull-capable clients are asked again (their answer is authoritative); for the others
+        # pull_settings falls back to what they pushed
+        await asyncio.gather(*(ls.pull_settings(s) for s in list(ls.documents.values())))
         ls.clear_packs()
         ls.reanalyze_all()

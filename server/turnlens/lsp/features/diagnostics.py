@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -27,6 +29,33 @@ SEVERITY = {
 }
 
 
+# A short code per class, stable across releases, so the message (which starts with the class)
+# is not repeated by clients that print `source [code]: message`. The order is the tie-break order.
+CLASS_CODES = {
+    "decision": "TL1",
+    "spec": "TL2",
+    "code": "TL3",
+    "review": "TL4",
+    "context": "TL5",
+    "chitchat": "TL6",
+}
+UNKNOWN_CODE = "TL0"
+
+
+@cache
+def class_docs() -> dict[str, str] | None:
+    """`codeDescription` pointing at the class docs, when they sit next to the package
+    (a checkout or an editable install); a wheel has no docs to point at."""
+    page = Path(__file__).resolve().parents[4] / "docs" / "classes.md"
+    if not page.is_file():
+        return None
+    return {"href": page.as_uri() + "#what-counts-as-each-class"}
+
+
+def diagnostic_code(task_class: str) -> str:
+    return CLASS_CODES.get(task_class, UNKNOWN_CODE)
+
+
 class _Fragment:
     """What a turn's diagnostic looks like wherever the turn sits in the document."""
 
@@ -40,8 +69,11 @@ class _Fragment:
             "severity": severity,
             "message": labels.diagnostic_message(r),
             "source": "turnlens",
-            "code": r.classification.task_class,
+            "code": diagnostic_code(r.classification.task_class),
         }
+        docs = class_docs()
+        if docs is not None:
+            body["codeDescription"] = docs
         data = {**r.classification.to_json(), "route": route}
         if r.unit.role is not None:
             data.update(role=r.unit.role, kind=r.unit.kind)
