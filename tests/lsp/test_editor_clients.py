@@ -144,10 +144,19 @@ async def test_classify_result_is_shown_as_a_message(client: LanguageClient) -> 
     assert result["class"] == (diags[1].data or {})["class"]  # the JSON is still the answer
     message = await wait_for(lambda: next(iter(client.messages), None))
     assert message.type == types.MessageType.Info
-    head = message.message.splitlines()[0]
-    assert head.startswith(f"TurnLens · line {diags[1].range.start.line + 1}: {result['class']} · ")
-    assert f"≤{result['max_ratio']}:1" in head
-    assert any(line.startswith("scores: ") for line in message.message.splitlines())
+    assert "\n" not in message.message  # one line: some editors show only a message's last line
+    line = diags[1].range.start.line + 1
+    assert message.message.startswith(f"TurnLens · line {line}: {result['class']} · ≤{result['max_ratio']}:1")
+    assert f"{result['words']} words" in message.message
+    # the details go to the log: the summary, the scores, the rules with document line numbers
+    details = await wait_for(lambda: [m for m in client.log_messages if m.message.startswith("TurnLens · ")])
+    lines = details[-1].message.splitlines()
+    assert lines[0] == message.message
+    assert lines[1].startswith("scores: ") and f"{result['class']} " in lines[1]
+    fired = [s for s in result["signals"] if s["class"] == result["class"]]
+    assert lines[2] == "rules: " + ", ".join(
+        f"{s['rule']} (+{s['weight']}, line {diags[1].range.start.line + s['line']})" for s in fired
+    )
 
 
 async def test_plan_result_is_shown_as_a_message(client: LanguageClient) -> None:
@@ -155,10 +164,17 @@ async def test_plan_result_is_shown_as_a_message(client: LanguageClient) -> None
     await wait_diagnostics(client, URI, version=1)
     result = await run(client, "turnlens.plan", {"uri": URI, "budget": 100})
     message = await wait_for(lambda: next(iter(client.messages), None))
-    lines = message.message.splitlines()
-    assert lines[0] == f"TurnLens session plan — {result['message']}"
+    assert message.message == f"TurnLens session plan — {result['message']}"
+    details = await wait_for(
+        lambda: [
+            m
+            for m in client.log_messages
+            if m.message == message.message or m.message.startswith(message.message + "\n")
+        ]
+    )
+    lines = details[-1].message.splitlines()
     assert len(lines) == 1 + result["n_turns"]
-    assert [line.split(":")[0].strip() for line in lines[1:]] == [f"turn {t['turn']}" for t in result["plan"]]
+    assert [line.split(":")[0] for line in lines[1:]] == [f"turn {t['turn']}" for t in result["plan"]]
 
 
 async def test_json_only_per_call(client: LanguageClient) -> None:

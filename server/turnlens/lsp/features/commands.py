@@ -69,44 +69,50 @@ def _lines_of(rng: Mapping[str, Any] | None) -> str:
     return f"line {first}" if first == last else f"lines {first}–{last}"
 
 
-def render_classification(out: Mapping[str, Any]) -> str:
-    """The classify result as the few lines a person reads in a message area."""
+def render_classification(out: Mapping[str, Any]) -> tuple[str, str]:
+    """The classify result as one line for the message area (some editors show only the last
+    line of a longer message) and the details (scores, rules) for the log."""
     frozen = {"true": "frozen", "partial": "partly frozen", "false": "compressible"}
     where = _lines_of(out.get("range"))
-    head = f"TurnLens{' · ' + where if where else ''}: {out['class']} · ≤{out['max_ratio']}:1 · "
-    head += f"{frozen.get(out['frozen'], out['frozen'])} ({out['verdict']}) · {out['words']} words"
     route = out.get("route") or {}
     if route.get("effort"):
-        route_line = (
-            f"route: effort {route['effort']} ({route.get('phase') or 'explicit'}, {route.get('source')})"
-        )
+        route_text = f"effort {route['effort']} ({route.get('phase') or 'explicit'}, {route.get('source')})"
     else:
-        route_line = f"route: none ({route.get('source')})"
+        route_text = f"no route ({route.get('source')})"
+    summary = (
+        f"TurnLens{' · ' + where if where else ''}: {out['class']} · ≤{out['max_ratio']}:1 · "
+        f"{frozen.get(out['frozen'], out['frozen'])} ({out['verdict']}) · {out['words']} words · {route_text}"
+    )
     ranked = sorted(out["scores"].items(), key=lambda kv: -kv[1])
-    scores = "scores: " + ", ".join(f"{name} {score}" for name, score in ranked)
+    details = [summary, "scores: " + ", ".join(f"{name} {score}" for name, score in ranked)]
+    offset = out["range"]["start"]["line"] if out.get("range") else 0
     fired = [s for s in out.get("signals", []) if s.get("class") == out["class"]]
-    lines = [head, route_line, scores]
     if fired:
-        lines.append(
-            "rules: " + ", ".join(f"{s['rule']} (+{s['weight']}, line {s['line']})" for s in fired[:6])
+        details.append(
+            "rules: " + ", ".join(f"{s['rule']} (+{s['weight']}, line {offset + s['line']})" for s in fired)
         )
-    return "\n".join(lines)
+    return summary, "\n".join(details)
 
 
-def render_plan(out: Mapping[str, Any]) -> str:
-    """The session plan: the verdict line, then one short line per turn."""
-    lines = [f"TurnLens session plan — {out['message']}"]
+def render_plan(out: Mapping[str, Any]) -> tuple[str, str]:
+    """The session plan: its verdict as one line; the per-turn plan for the log."""
+    summary = f"TurnLens session plan — {out['message']}"
+    lines = [summary]
     for t in out["plan"]:
         ratio = "kept whole" if t["applied_ratio"] == 1 else f"÷{t['applied_ratio']}"
         lines.append(
-            f"  turn {t['turn']}: {t['class']} · {t['words_orig']} → {t['words_plan']} words ({ratio})"
+            f"turn {t['turn']}: {t['class']} · {t['words_orig']} → {t['words_plan']} words ({ratio})"
         )
-    return "\n".join(lines)
+    return summary, "\n".join(lines)
 
 
-def show(ls: TurnLensServer, arg: Mapping[str, Any], text: str) -> None:
-    if not wants_json_only(ls, arg):
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
+def show(ls: TurnLensServer, arg: Mapping[str, Any], rendered: tuple[str, str]) -> None:
+    """The summary as a message the user sees, the details in the client's log."""
+    if wants_json_only(ls, arg):
+        return
+    summary, details = rendered
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=summary))
+    ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=details))
 
 
 def register(server: TurnLensServer) -> None:
