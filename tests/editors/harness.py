@@ -202,3 +202,34 @@ def tidy(screen: str) -> str:
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines)
+
+
+def record_screen(page: str, name: str, screen: str) -> None:
+    """With TURNLENS_RECORD_SCREENS=1, put `screen` into the page's `editor-screen: name` block
+    (how the captured screens on the docs pages are made); otherwise do nothing."""
+    if os.environ.get("TURNLENS_RECORD_SCREENS") != "1":
+        return
+    path = DOCS / page
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(rf"(<!-- editor-screen: {re.escape(name)} -->\s*\n```text\n)(.*?)(\n```)", re.S)
+    assert pattern.search(text), f"docs/editors/{page} has no editor-screen: {name} block"
+    path.write_text(pattern.sub(lambda m: m[1] + tidy(screen) + m[3], text, count=1), encoding="utf-8")
+
+
+def probe_until(
+    ws: Workspace, ask: Callable[[], None], done: Callable[[Any], bool], timeout: float = 30.0
+) -> Any:
+    """Ask the editor for its state (keystrokes that make it write ws.probe_file) until `done`."""
+    deadline = time.monotonic() + timeout
+    seen: Any = None
+    while time.monotonic() < deadline:
+        ws.probe_file.unlink(missing_ok=True)
+        ask()
+        try:
+            seen = wait_json(ws.probe_file, timeout=10)
+        except AssertionError:
+            seen = None
+        if seen is not None and done(seen):
+            return seen
+        time.sleep(0.3)
+    raise AssertionError(f"the editor never reached the expected state; last seen: {seen!r}")

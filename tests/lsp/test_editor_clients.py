@@ -146,12 +146,15 @@ async def test_classify_result_is_shown_as_a_message(client: LanguageClient) -> 
     assert message.type == types.MessageType.Info
     assert "\n" not in message.message  # one line: some editors show only a message's last line
     line = diags[1].range.start.line + 1
-    assert message.message.startswith(f"TurnLens · line {line}: {result['class']} · ≤{result['max_ratio']}:1")
-    assert f"{result['words']} words" in message.message
+    assert message.message.startswith(f"TurnLens line {line}: {result['class']} ≤{result['max_ratio']}:1")
+    assert len(message.message) <= 60
     # the details go to the log: the summary, the scores, the rules with document line numbers
-    details = await wait_for(lambda: [m for m in client.log_messages if m.message.startswith("TurnLens · ")])
+    details = await wait_for(
+        lambda: [m for m in client.log_messages if m.message.startswith("TurnLens line")]
+    )
     lines = details[-1].message.splitlines()
-    assert lines[0] == message.message
+    assert lines[0].startswith(message.message + " (")
+    assert lines[0].endswith(f" · {result['words']} words · {result['verdict']}")
     assert lines[1].startswith("scores: ") and f"{result['class']} " in lines[1]
     fired = [s for s in result["signals"] if s["class"] == result["class"]]
     assert lines[2] == "rules: " + ", ".join(
@@ -164,7 +167,7 @@ async def test_plan_result_is_shown_as_a_message(client: LanguageClient) -> None
     await wait_diagnostics(client, URI, version=1)
     result = await run(client, "turnlens.plan", {"uri": URI, "budget": 100})
     message = await wait_for(lambda: next(iter(client.messages), None))
-    assert message.message == f"TurnLens session plan — {result['message']}"
+    assert message.message == f"TurnLens plan: {result['message']}"
     details = await wait_for(
         lambda: [
             m

@@ -60,31 +60,24 @@ def wants_json_only(ls: TurnLensServer, arg: Mapping[str, Any]) -> bool:
     return ls.init_options.get("commandResults") == "json"
 
 
-def _lines_of(rng: Mapping[str, Any] | None) -> str:
-    if not rng:
-        return ""
-    first, last = rng["start"]["line"] + 1, rng["end"]["line"] + 1
-    if rng["end"]["character"] == 0 and last > first:
-        last -= 1  # a range that ends at the start of a line does not take that line
-    return f"line {first}" if first == last else f"lines {first}–{last}"
-
-
 def render_classification(out: Mapping[str, Any]) -> tuple[str, str]:
-    """The classify result as one line for the message area (some editors show only the last
-    line of a longer message) and the details (scores, rules) for the log."""
-    frozen = {"true": "frozen", "partial": "partly frozen", "false": "compressible"}
-    where = _lines_of(out.get("range"))
+    """The classify result as one short line for the message area (editors cut longer ones, or
+    show only the last line of several) and the details (scores, rules) for the log."""
+    frozen = {"true": ", frozen", "partial": ", partly frozen"}.get(out["frozen"], "")
+    where = f"line {out['range']['start']['line'] + 1}" if out.get("range") else "text"
     route = out.get("route") or {}
-    if route.get("effort"):
-        route_text = f"effort {route['effort']} ({route.get('phase') or 'explicit'}, {route.get('source')})"
-    else:
-        route_text = f"no route ({route.get('source')})"
-    summary = (
-        f"TurnLens{' · ' + where if where else ''}: {out['class']} · ≤{out['max_ratio']}:1 · "
-        f"{frozen.get(out['frozen'], out['frozen'])} ({out['verdict']}) · {out['words']} words · {route_text}"
+    effort = f"effort {route['effort']}" if route.get("effort") else "no route"
+    summary = f"TurnLens {where}: {out['class']} ≤{out['max_ratio']}:1{frozen} · {effort}"
+    why = (
+        f"{route.get('phase') or 'explicit'}, {route.get('source')}"
+        if route.get("effort")
+        else route.get("source")
     )
     ranked = sorted(out["scores"].items(), key=lambda kv: -kv[1])
-    details = [summary, "scores: " + ", ".join(f"{name} {score}" for name, score in ranked)]
+    details = [
+        f"{summary} ({why}) · {out['words']} words · {out['verdict']}",
+        "scores: " + ", ".join(f"{name} {score}" for name, score in ranked),
+    ]
     offset = out["range"]["start"]["line"] if out.get("range") else 0
     fired = [s for s in out.get("signals", []) if s.get("class") == out["class"]]
     if fired:
@@ -96,7 +89,7 @@ def render_classification(out: Mapping[str, Any]) -> tuple[str, str]:
 
 def render_plan(out: Mapping[str, Any]) -> tuple[str, str]:
     """The session plan: its verdict as one line; the per-turn plan for the log."""
-    summary = f"TurnLens session plan — {out['message']}"
+    summary = f"TurnLens plan: {out['message']}"
     lines = [summary]
     for t in out["plan"]:
         ratio = "kept whole" if t["applied_ratio"] == 1 else f"÷{t['applied_ratio']}"
