@@ -39,7 +39,7 @@ def snippet(page: str, name: str) -> str:
 def screen_block(page: str, name: str) -> str | None:
     """The captured screen a page shows under `<!-- editor-screen: name -->`, if any."""
     text = (DOCS / page).read_text(encoding="utf-8")
-    m = re.search(rf"<!-- editor-screen: {re.escape(name)} -->\s*\n```text\n(.*?)\n```", text, re.S)
+    m = re.search(rf"<!-- editor-screen: {re.escape(name)} -->\s*\n````text\n(.*?)\n````", text, re.S)
     return m[1] if m else None
 
 
@@ -211,15 +211,20 @@ def record_screen(page: str, name: str, screen: str) -> None:
         return
     path = DOCS / page
     text = path.read_text(encoding="utf-8")
-    pattern = re.compile(rf"(<!-- editor-screen: {re.escape(name)} -->\s*\n```text\n)(.*?)(\n```)", re.S)
+    pattern = re.compile(rf"(<!-- editor-screen: {re.escape(name)} -->\s*\n````text\n)(.*?)(\n````)", re.S)
     assert pattern.search(text), f"docs/editors/{page} has no editor-screen: {name} block"
     path.write_text(pattern.sub(lambda m: m[1] + tidy(screen) + m[3], text, count=1), encoding="utf-8")
 
 
 def probe_until(
-    ws: Workspace, ask: Callable[[], None], done: Callable[[Any], bool], timeout: float = 30.0
+    ws: Workspace,
+    ask: Callable[[], None],
+    done: Callable[[Any], bool],
+    timeout: float = 30.0,
+    interval: float = 0.3,
 ) -> Any:
-    """Ask the editor for its state (keystrokes that make it write ws.probe_file) until `done`."""
+    """Ask the editor for its state (keystrokes that make it write ws.probe_file) until `done`;
+    `interval` leaves the editor idle between asks (some run their checks on an idle timer)."""
     deadline = time.monotonic() + timeout
     seen: Any = None
     while time.monotonic() < deadline:
@@ -231,5 +236,5 @@ def probe_until(
             seen = None
         if seen is not None and done(seen):
             return seen
-        time.sleep(0.3)
+        time.sleep(interval)
     raise AssertionError(f"the editor never reached the expected state; last seen: {seen!r}")
