@@ -108,7 +108,11 @@ def test_emacs_page_works_as_written(emacs: tuple[Workspace, Tmux]) -> None:
     for d in seen["diagnostics"]:
         assert d["type"].endswith(TYPES[severity]), d
         assert re.match(r"turnlens \[TL\d\]: \w+ · ≤\d+:1 · ", d["text"]), d  # a short code, then the class
+    # what the page shows: the buffer with Flymake's list of the diagnostics below it
+    command(tmux, "flymake-show-buffer-diagnostics")
+    screen = tmux.wait_screen(lambda s: s.count("turnlens [TL") >= 5)
     record_screen(PAGE, BLOCK, screen)
+    tmux.keys("C-x", "1")
 
     # hover through ElDoc: resting on a turn's line shows the explanation's first line
     second = turns[1] + 1
