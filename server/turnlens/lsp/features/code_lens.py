@@ -7,6 +7,7 @@ has thousands of lenses and each edit asks for all of them again.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from lsprotocol import types
@@ -17,6 +18,7 @@ from turnlens.lsp.documents import DocState
 from turnlens.lsp.server import TurnLensServer
 
 Json = dict[str, Any]
+WAIT_FOR_SETTINGS_STEPS = 300  # × 10 ms
 
 
 def _pos(p: types.Position) -> Json:
@@ -79,9 +81,16 @@ def register(server: TurnLensServer) -> None:
     server.listeners.append(refresh)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    def code_lens(ls: TurnLensServer, params: types.CodeLensParams) -> list[Json] | None:
+    async def code_lens(ls: TurnLensServer, params: types.CodeLensParams) -> list[Json] | None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return None
+        # Editors ask for lenses as soon as a file is attached, often while its settings are
+        # still being pulled; an empty answer then would stay until the next edit (Neovim
+        # re-asks on workspace/codeLens/refresh only for buffers that already have lenses).
+        for _ in range(WAIT_FOR_SETTINGS_STEPS):
+            if state.settings_ready or ls.documents.get(state.doc.uri) is not state:
+                break
+            await asyncio.sleep(0.01)
         ls.ensure_fresh(state)
         return build(state)
