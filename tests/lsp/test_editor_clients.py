@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -220,6 +221,9 @@ async def test_diagnostic_code_is_short_and_links_to_the_class_docs(client: Lang
         assert d.code_description.href.startswith("file://")
         assert d.code_description.href.split("#")[0].endswith("/docs/classes.md")
     assert len({d.code for d in diags}) == len({(d.data or {})["class"] for d in diags})
+    page = (Path(__file__).resolve().parents[2] / "docs" / "classes.md").read_text(encoding="utf-8")
+    for cls, code in CLASS_CODES.items():
+        assert f"`{code}` {cls}" in page
 
 
 # -- logging and `turnlens serve` itself -----------------------------------------------------
