@@ -156,7 +156,7 @@ class Tmux:
     def alive(self) -> bool:
         return "ed" in self._tmux("list-sessions", "-F", "#{session_name}", check=False).split()
 
-    def wait_screen(self, predicate: Callable[[str], Any], timeout: float = 30.0) -> str:
+    def wait_screen(self, predicate: Callable[[str], Any], timeout: float = 45.0) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
@@ -221,7 +221,7 @@ def probe_until(
     ws: Workspace,
     ask: Callable[[], None],
     done: Callable[[Any], bool],
-    timeout: float = 30.0,
+    timeout: float = 45.0,
     interval: float = 0.3,
 ) -> Any:
     """Ask the editor for its state (keystrokes that make it write ws.probe_file) until `done`;

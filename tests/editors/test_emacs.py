@@ -78,7 +78,7 @@ def command(tmux: Tmux, name: str, answer: str | None = None, prompt: str | None
         tmux.keys("Enter")
 
 
-def probe(ws: Workspace, tmux: Tmux, done: Any, timeout: float = 30.0) -> Any:
+def probe(ws: Workspace, tmux: Tmux, done: Any, timeout: float = 45.0) -> Any:
     # Flymake takes new diagnostics after 0.5 s without input: stay idle longer than that
     ask = lambda: command(tmux, "load-file", str(PROBE), "Load file")  # noqa: E731
     return probe_until(ws, ask, done, timeout, interval=1.5)
