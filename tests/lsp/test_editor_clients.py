@@ -314,3 +314,17 @@ async def test_tcp_port_zero_prints_the_bound_port() -> None:
     finally:
         proc.kill()
         await proc.wait()
+
+
+# -- a lens request that arrives while the document's settings are being pulled ---------------
+
+
+async def test_code_lenses_asked_right_after_open_are_not_empty(client: LanguageClient) -> None:
+    # Neovim asks for lenses as soon as it attaches a buffer, before the server has its settings;
+    # an empty answer would stay until the next edit.
+    open_doc(client, URI, LF_SESSION)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=URI))
+    )
+    turns = {d.range.start.line for d in await wait_diagnostics(client, URI, version=1)}
+    assert lenses and {lens.range.start.line for lens in lenses} == turns
