@@ -273,7 +273,7 @@ async def test_server_keeps_publishing_with_bad_rules_files(spawn: Spawn, tmp_pa
     for name, uri in uris.items():
         diags = await server.wait_diagnostics(uri, 1, timeout=20)
         expected = ["decision", "spec" if name.startswith("rule-") else "context"]
-        assert [d["code"] for d in diags] == expected, (name, diags)
+        assert [d["data"]["class"] for d in diags] == expected, (name, diags)
     took = time.monotonic() - started
     report(f"server: {len(uris)} documents under bad rules files published within {took * 1000:.0f} ms")
     logs = [p["message"] for p in server.notifications("window/logMessage")]

@@ -54,7 +54,7 @@ async def test_bad_setting_values_fall_back_with_one_message(spawn: Spawn, tmp_p
         started = time.monotonic()
         diags = await _open_and_wait(server, uri, text)
         took[name] = time.monotonic() - started
-        assert [d["code"] for d in diags][:1] == ["decision"] and len(diags) == 2, (name, diags)
+        assert [d["data"]["class"] for d in diags][:1] == ["decision"] and len(diags) == 2, (name, diags)
         assert took[name] < 3, (name, took[name])
     report(
         "bad setting values, time to diagnostics: "
@@ -199,10 +199,10 @@ def _write_rules(folder: Path, cls: str, bump: float) -> None:
     os.utime(path, (stamp, stamp))
 
 
-async def _codes_when(server: RawServer, uri: str, code: str) -> None:
+async def _codes_when(server: RawServer, uri: str, task_class: str) -> None:
     def seen() -> bool:
         found = server.diagnostics(uri)
-        return bool(found) and found[0]["code"] == code
+        return bool(found) and found[0]["data"]["class"] == task_class
 
     await server.wait_for(seen, timeout=10)
 
