@@ -558,10 +558,24 @@ class ClientLogHandler(logging.Handler):
         super().__init__(level)
         self.server = server
         self.loop: asyncio.AbstractEventLoop | None = None
+        self._sending = False
 
     def emit(self, record: logging.LogRecord) -> None:
-        if getattr(record, "to_client", True) is False or self.server.protocol.writer is None:
+        # a record logged while sending one (e.g. "the client closed the server's output")
+        # goes to stderr only: sending it would fail the same way, and recurse
+        if (
+            self._sending
+            or getattr(record, "to_client", True) is False
+            or self.server.protocol.writer is None
+        ):
             return
+        self._sending = True
+        try:
+            self._send(record)
+        finally:
+            self._sending = False
+
+    def _send(self, record: logging.LogRecord) -> None:
         kind = next(t for lvl, t in self.LEVELS if record.levelno >= lvl)
         params = types.LogMessageParams(type=kind, message=f"TurnLens: {self.format(record)}")
         try:
