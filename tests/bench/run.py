@@ -311,14 +311,21 @@ def bench_classify(cfg: Config) -> list[Result]:
     prompts = workloads.prompts_2kb()
     n = cfg.pick(4000, 800)
     out = []
+    from turnlens.core.rules import rules_only
+
     for pack_name, explain, target in (
-        ("default", False, 50.0),
+        ("default", False, 1000.0),
         ("default", True, None),
+        ("default-rules", False, 50.0),
         ("reference", False, None),
     ):
-        pack = builtin_pack(pack_name)
+        # `default` is decided by the learned model; `default-rules` is its rule pack alone
+        pack = (
+            rules_only(builtin_pack("default")) if pack_name == "default-rules" else builtin_pack(pack_name)
+        )
         fns = [partial(classify, t, pack, explain=explain) for t in prompts]
-        label = "core classify, 2 KB prompt" + ("" if pack_name == "default" else f" ({pack_name} pack)")
+        shown = {"default": " (model)", "default-rules": " (default pack's rules alone)"}
+        label = "core classify, 2 KB prompt" + shown.get(pack_name, f" ({pack_name} pack)")
         if explain:
             label += " with explain (as the server)"
         out.append(
@@ -464,15 +471,21 @@ def bench_router(cfg: Config) -> list[Result]:
     return [
         from_times(
             "router",
-            "router `rules` labeler, 2 KB prompt (`resolve_offline`)",
+            "router embedded labeler, 2 KB prompt (`resolve_offline`)",
             time_cycle([partial(resolve_offline, t) for t in prompts], n),
             "µs",
-            target=100.0,
+            target=1000.0,
         ),
         from_times(
             "router",
-            "router labeler alone (`label_text`, no explain)",
+            "router labeler alone (`label_text`, model, no explain)",
             time_cycle([partial(label_text, t, explain=False) for t in prompts], n),
+            "µs",
+        ),
+        from_times(
+            "router",
+            "router label rules alone (`label_text`, no model)",
+            time_cycle([partial(label_text, t, explain=False, use_model=False) for t in prompts], n),
             "µs",
         ),
     ]

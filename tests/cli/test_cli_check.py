@@ -21,18 +21,28 @@ def write(path: Path, data: str | bytes) -> Path:
 
 def test_text_format_one_line_per_turn(tmp_path: Path) -> None:
     write(tmp_path / "s.md", SESSION)
-    result = run_turnlens("check", "s.md", cwd=tmp_path)
+    result = run_turnlens("check", "s.md", "--rules", "reference", cwd=tmp_path)
     assert (result.code, result.err) == (0, "")
-    assert result.out.splitlines() == [
-        "s.md:1:1: decision ≤5:1 frozen=true SKIP effort=none",
-        "s.md:4:3: spec ≤3:1 frozen=true SKIP effort=none",
-        "s.md:6:1: chitchat ≤80:1 frozen=false COMPRESS effort=none",
+    lines = result.out.splitlines()
+    # the class from the reference rules; the effort from the router's labeler (a model)
+    assert [line.rsplit(" effort=", 1)[0] for line in lines] == [
+        "s.md:1:1: decision ≤5:1 frozen=true SKIP",
+        "s.md:4:3: spec ≤3:1 frozen=true SKIP",
+        "s.md:6:1: chitchat ≤80:1 frozen=false COMPRESS",
     ]
+    assert lines[2].endswith(" effort=none")  # "thanks!" is too short to route
+    efforts = [
+        r["route"]["effort"] if r["route"] else None
+        for r in json.loads(
+            run_turnlens("check", "s.md", "--rules", "reference", "--format", "json", cwd=tmp_path).out
+        )
+    ]
+    assert [line.rsplit("=", 1)[1] for line in lines] == [e or "none" for e in efforts]
 
 
 def test_json_format(cli: Cli, tmp_path: Path) -> None:
     path = write(tmp_path / "s.md", SESSION)
-    result = cli("check", path, "--format", "json")
+    result = cli("check", path, "--format", "json", "--rules", "reference")
     items = json.loads(result.out)
     assert [(i["line"], i["column"], i["turn"], i["class"]) for i in items] == [
         (1, 1, 1, "decision"),
@@ -42,6 +52,17 @@ def test_json_format(cli: Cli, tmp_path: Path) -> None:
     assert items[1]["path"] == str(path)
     assert list(items[0])[:4] == ["path", "line", "column", "turn"]
     assert {"class", "max_ratio", "frozen", "words", "lines", "scores", "verdict"} <= set(items[0])
+    model = json.loads(cli("check", path, "--format", "json").out)
+    assert [i["engine"] for i in model] == ["model"] * 3 and all(0 < i["confidence"] <= 1 for i in model)
+
+
+def test_unsure_model_answers_are_marked(cli: Cli, tmp_path: Path) -> None:
+    path = write(tmp_path / "s.md", SESSION)
+    lines = cli("check", path).out.splitlines()
+    items = json.loads(cli("check", path, "--format", "json").out)
+    for line, item in zip(lines, items, strict=True):
+        mark = "?" if item["confidence"] < 0.5 else ""
+        assert f": {item['class']}{mark} ≤{item['max_ratio']}:1 " in line
 
 
 def test_folders_are_walked_for_prompt_files(cli: Cli, tmp_path: Path) -> None:

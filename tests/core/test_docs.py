@@ -187,8 +187,33 @@ def test_no_project_rules_file_in_the_examples() -> None:
     assert not list(EXAMPLES.rglob(".turnlens.toml"))
 
 
+def rerun_console_blocks(text: str) -> str:
+    """The text with every console block's output replaced by what its commands print today
+    (after a retrained model changes an answer; review the diff before committing)."""
+
+    def block(m: re.Match[str]) -> str:
+        out: list[str] = []
+        code = 0
+        for line in m.group(1).splitlines():
+            if line.startswith("$ "):
+                out.append(line + "\n")
+                code, printed = run_console(line[2:], code)
+                out.append(printed)
+        return "```console\n" + "".join(out) + "```"
+
+    return re.sub(r"^```console\n(.*?)^```$", block, text, flags=re.S | re.M)
+
+
 if __name__ == "__main__":
+    import os
+
+    os.chdir(ROOT)
     for doc in ("classes.md", "rules.md"):
         path = DOCS / doc
         path.write_text(regenerate(path.read_text(encoding="utf-8")), encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
+    if "--console" in sys.argv:
+        for doc in ("rules.md", "cli.md"):
+            path = DOCS / doc
+            path.write_text(rerun_console_blocks(path.read_text(encoding="utf-8")), encoding="utf-8")
+            print(f"re-ran the console examples of {path.relative_to(ROOT)}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -94,8 +96,10 @@ async def test_hover_explains_scores_rules_and_route(client: LanguageClient) -> 
     assert isinstance(hover.contents, types.MarkupContent)
     text = hover.contents.value
     assert "turn 2 of 3" in text and "**spec**" in text
-    assert "| **spec** | 5 |" in text
-    assert "`spec.ticket` — line 3: `SPEC-120`" in text
+    assert "Model: **" in text and "| class | probability | rule score |" in text
+    assert re.search(r"\| \*\*spec\*\* \| \d+% \| 5 \|", text), text
+    assert "What pushed it toward spec:" in text
+    assert re.search(r"`spec\.ticket` — line 3: `SPEC-120` \(model [+-]\d\.\d\d\)", text), text
     assert "**Route:**" in text
     assert hover.range is not None and hover.range.start.line == 2
 

@@ -39,7 +39,7 @@ def test_no_route_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(tmp_path, "Explain why the build got slower last week.", "--json")
     data = json.loads(capsys.readouterr().out)
-    assert list(data) == ["phase", "effort", "label", "source", "reason", "signals"]
+    assert list(data) == ["phase", "effort", "label", "source", "reason", "signals", "confidence"]
     assert (data["phase"], data["effort"], data["label"], data["source"]) == (
         "reflect",
         "high",
@@ -64,7 +64,8 @@ def test_explain_prints_reason_and_rules(tmp_path: Path, capsys: pytest.CaptureF
     run(tmp_path, "Propose an approach with the trade-offs.", "--explain")
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "plan high (classifier: design)"
-    assert out[1].startswith("  why: rules labeler: design")
+    assert out[1].startswith("  confidence: ") and out[1].endswith("%")
+    assert out[2].startswith("  why: embedded labeler: design ")
     assert any("design.tradeoffs" in line and "line 1: 'trade-offs'" in line for line in out)
 
 

@@ -94,18 +94,42 @@ weight = 2
 pattern = "y"
 """
     pack = parse_pack(toml, "<test>")
-    assert label_text("x", pack).label == "coding"
-    assert label_text("x y", pack).label == "analysis"
+    assert label_text("x", pack, use_model=False).label == "coding"
+    assert label_text("x y", pack, use_model=False).label == "analysis"
 
 
-def test_nothing_fired_means_no_label() -> None:
-    result = label_text("zzzz qqqq xxxx yyyy wwww vvvv uuuu")
+def test_the_rules_alone_give_no_label_when_nothing_fired() -> None:
+    result = label_text("zzzz qqqq xxxx yyyy wwww vvvv uuuu", use_model=False)
     assert result.label is None and result.signals == ()
     assert result.explain() == "no label rule fired"
 
 
+def test_the_model_always_names_one_of_the_five_labels_with_a_probability() -> None:
+    for text in ("zzzz qqqq xxxx yyyy wwww vvvv uuuu", "", "Now I want you to create a e2e testsuite."):
+        result = label_text(text)
+        assert result.engine == "model"
+        assert result.label in label_pack().categories
+        assert result.probabilities is not None and abs(sum(result.probabilities.values()) - 1) < 1e-6
+        assert result.confidence == max(result.probabilities.values())
+
+
+def test_the_model_explains_with_features_of_the_text() -> None:
+    text = "Why does the parser drop the last line of the file?"
+    result = label_text(text)
+    assert result.features and all(c.weight > 0 for c in result.features)
+    lowered = text.lower()
+    for c in result.features:
+        if c.kind in ("c", "w"):
+            assert c.key in lowered, c
+        elif c.kind == "b":
+            assert all(word in lowered for word in c.key.split()), c
+        elif c.key.startswith("r:"):
+            assert any(s.rule == c.key[2:] for s in result.signals), c
+    assert result.explain().startswith(f"{result.label} ")
+
+
 def test_every_label_says_which_rules_fired_and_where() -> None:
-    result = label_text("Some context first.\nWhy does the parser drop the last line?")
+    result = label_text("Some context first.\nWhy does the parser drop the last line?", use_model=False)
     assert result.label == "analysis"
     why = next(s for s in result.signals if s.rule == "analysis.why")
     assert (why.line, why.text) == (2, "Why")

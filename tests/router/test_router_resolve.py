@@ -300,8 +300,23 @@ def test_chat_gets_no_route() -> None:
     assert (r.label, r.phase, r.effort, r.source) == ("chat", None, None, "classifier")
 
 
-def test_no_label_gives_no_route() -> None:
-    r = resolve_offline("zzzz qqqq xxxx yyyy wwww vvvv uuuu")
+def test_the_labeler_always_names_a_label_even_when_no_rule_fired() -> None:
+    r = resolve_offline("zzzz qqqq xxxx yyyy wwww vvvv uuuu", settings(minConfidence=0))
+    assert r.label in ("design", "analysis", "coding", "bookkeeping", "chat") and r.source == "classifier"
+    assert r.confidence is not None and 0 < r.confidence <= 1
+    assert "no label" not in r.reason
+
+
+def test_an_answer_under_min_confidence_gives_no_route_and_says_why() -> None:
+    sure = resolve_offline(DESIGN)
+    assert sure.routed and sure.confidence is not None
+    r = resolve_offline(DESIGN, settings(minConfidence=min(1.0, sure.confidence + 0.001)))
+    assert (r.effort, r.source, r.label) == (None, "classifier", "design")
+    assert "router.minConfidence" in r.reason and "no route" in r.reason
+
+
+def test_no_label_from_a_model_back_end_gives_no_route() -> None:
+    r = route_from_label(None, DEFAULT, "classifier", "model answered nothing")
     assert (r.label, r.effort, r.source) == (None, None, "classifier")
     assert "no label" in r.reason
 
@@ -343,7 +358,7 @@ def test_custom_phase_effort() -> None:
 
 def test_classifier_route_names_rules_and_text() -> None:
     r = resolve_offline(DESIGN)
-    assert "design.tradeoffs" in r.reason and '"trade-offs"' in r.reason
+    assert r.reason.startswith("embedded labeler: design ") and "%" in r.reason
     fired = {s.rule: s for s in r.signals}
     assert fired["design.tradeoffs"].line == 1
     assert fired["design.tradeoffs"].text == "trade-offs"
@@ -367,7 +382,8 @@ def test_resolve_early_defers_to_the_classifier() -> None:
 
 def test_route_json_fields() -> None:
     data = resolve_offline(DESIGN).to_json()
-    assert list(data) == ["phase", "effort", "label", "source", "reason", "signals"]
+    assert list(data) == ["phase", "effort", "label", "source", "reason", "signals", "confidence"]
+    assert isinstance(data["confidence"], float)
     assert data["signals"][0].keys() == {"rule", "class", "weight", "line", "text"}
 
 

@@ -70,7 +70,8 @@ describe('VS Code (code-server 4.100.3), trusted workspace', { timeout: 6 * TIME
       await failureShot(page, 'no-inlay-hints');
       throw error;
     });
-    assert.deepEqual(hints.map((hint) => hint.split(' ')[0]), classes);
+    // an unsure answer of the model is marked `context?`
+    assert.deepEqual(hints.map((hint) => hint.split(' ')[0].replace(/\?$/, '')), classes);
   });
 
   it('shows code lenses: class · ratio · frozen and the route per turn, and the session plan', { timeout: TIMEOUT }, async () => {
@@ -82,7 +83,7 @@ describe('VS Code (code-server 4.100.3), trusted workspace', { timeout: 6 * TIME
       throw error;
     });
     const classLenses = lenses.filter((text) => LENS_RE.test(text));
-    assert.deepEqual(classLenses.map((text) => text.split(' ')[0]), classes, lenses.join('\n'));
+    assert.deepEqual(classLenses.map((text) => text.split(' ')[0].replace(/\?$/, '')), classes, lenses.join('\n'));
     assert.ok(lenses.some((text) => /effort|no route/.test(text)), 'a route lens');
     assert.ok(lenses.some((text) => /^Session plan: (FITS|OVERFLOW)/.test(text)), 'the plan lens (budget 2000)');
   });

@@ -5,6 +5,7 @@ import { exampleSession, saveArtifact, serverPython } from './harness.mjs';
 
 
 const CLASS_WORDS = '(decision|spec|code|review|context|chitchat)';
+// a class the model is unsure of is shown with a question mark (`context?`)
 export const INLAY_RE = new RegExp(`^${CLASS_WORDS}\\?? ≤\\d+:1(?: · \\S+)?$`);
 export const LENS_RE = new RegExp(`^${CLASS_WORDS}\\?? · ≤\\d+:1 · `);
 const nbsp = (text) => text.replace(/\u00a0/g, ' ').trim();
@@ -72,7 +73,7 @@ export function exampleUnits() {
   return out
     .trim()
     .split('\n')
-    .map((line) => /:(\d+):\d+: (\w+) /.exec(line))
+    .map((line) => /:(\d+):\d+: (\w+)\?? /.exec(line)) // `context?`: the model is unsure
     .filter(Boolean)
     .map((match) => ({ line: Number(match[1]), cls: match[2] }));
 }

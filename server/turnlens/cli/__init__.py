@@ -29,6 +29,8 @@ _COMMANDS = {
     "eval": "turnlens.cli.evaluate",
     "stats": "turnlens.cli.stats",
     "batch": "turnlens.cli.batch",
+    "train": "turnlens.cli.train",
+    "export-pins": "turnlens.cli.export_pins",
 }
 
 

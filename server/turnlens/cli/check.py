@@ -15,7 +15,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from turnlens.cli.common import EXIT_OK, UsageError, add_format_arg, load_rules, make_profile, shown
+from turnlens.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_format_arg,
+    add_model_arg,
+    apply_models,
+    load_models,
+    load_rules,
+    make_profile,
+    shown,
+)
 from turnlens.pipeline.profile import Profile
 
 SUFFIXES = (".md", ".txt", ".jsonl", ".json")
@@ -45,6 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--jobs", "-j", type=int, default=0, metavar="N", help="worker processes (default: all cores)"
     )
+    add_model_arg(p)
     p.set_defaults(func=run)
 
 
@@ -150,9 +161,15 @@ def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     return out, "\n".join(warnings) or None
 
 
+def _unsure(item: dict[str, Any]) -> str:
+    from turnlens.core.classify import UNSURE_BELOW
+
+    return "?" if item.get("engine") == "model" and item.get("confidence", 1.0) < UNSURE_BELOW else ""
+
+
 def _render(item: dict[str, Any]) -> str:
     line = (
-        f"{item['path']}:{item['line']}:{item['column']}: {item['class']} ≤{item['max_ratio']}:1 "
+        f"{item['path']}:{item['line']}:{item['column']}: {item['class']}{_unsure(item)} ≤{item['max_ratio']}:1 "
         f"frozen={item['frozen']} {item['verdict']}"
     )
     route = item.get("route")
@@ -188,8 +205,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {shown(', '.join(args.paths))}"
         )
-    pack = load_rules(args.rules, files[0] if len(files) == 1 else None)
+    pack = apply_models(load_rules(args.rules, files[0] if len(files) == 1 else None), args.model, "check")
     profile = make_profile(args, pack, "turnlens check")
+    label_model = load_models(args.model, "check").get("labels")
+    if label_model is not None:
+        from dataclasses import replace
+
+        profile = replace(profile, router=replace(profile.router, label_model=label_model))
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     first = True
     if args.format == "json":

@@ -6,7 +6,7 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack
 
@@ -138,3 +138,43 @@ def load_rules(spec: str | None, near: Path | None) -> RulePack:
     for warning in pack.warnings:
         print(f"turnlens: warning: {warning} (rule skipped)", file=sys.stderr)
     return pack
+
+
+def add_model_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="a model file made by `turnlens train` (repeatable: one per task); "
+        "default: the TURNLENS_MODELS paths, else the shipped models",
+    )
+
+
+def load_models(paths: list[str], command: str) -> dict[str, Any]:
+    """Model files by task (`classes`, `labels`): `--model` paths, else $TURNLENS_MODELS."""
+    import os
+
+    from turnlens.learn.model import ModelError
+    from turnlens.userfiles import load_model_file
+
+    if not paths:
+        paths = [p for p in os.environ.get("TURNLENS_MODELS", "").split(os.pathsep) if p]
+    models: dict[str, Any] = {}
+    for raw in paths:
+        try:
+            model = load_model_file(Path(raw))
+        except ModelError as exc:
+            raise UsageError(f"turnlens {command}: {exc}") from None
+        models[model.task] = model
+    return models
+
+
+def apply_models(pack: RulePack, paths: list[str], command: str) -> RulePack:
+    """The pack with a user's classes model deciding, when one is given and the pack has a model."""
+    from turnlens.core.rules import with_model
+
+    model = load_models(paths, command).get("classes")
+    if model is None or pack.model is None:
+        return pack
+    return with_model(pack, model)

@@ -6,12 +6,16 @@ import argparse
 import json
 from typing import Any
 
-from turnlens.cli.common import EXIT_OK, UsageError, add_input_args, read_input
+from turnlens.cli.common import EXIT_OK, UsageError, add_input_args, load_models, read_input
 
 HELP = """Print the route of a prompt: `phase effort (source)`, e.g.
 
   plan high (keyword)                 reflect high (classifier: analysis)
   high (explicit)                     none (classifier: chat)       none (short)
+
+The embedded labeler is a learned model: it always names one of design, analysis,
+coding, bookkeeping or chat, with a confidence; --explain shows the features that
+pushed it. Answers less sure than --min-confidence get no route.
 
 Phases: plan, reflect, implement, apply. Sources, first match wins: off, directive
 (/route <phase>), slash, explicit (/effort <level>, effort: frontmatter), keyword
@@ -35,10 +39,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--backend", choices=("rules", "openai", "anthropic"), help="the classifier (default rules)"
     )
     p.add_argument("--endpoint", metavar="URL", help="model server base URL (openai: …/v1)")
-    p.add_argument("--model", metavar="NAME", help="model name for a model back end")
+    p.add_argument(
+        "--model",
+        metavar="NAME|PATH",
+        help="with --backend openai|anthropic: the model name; with the embedded labeler: a model file "
+        "made by `turnlens train --task router` (default: $TURNLENS_MODELS, else the shipped model)",
+    )
     p.add_argument("--timeout-ms", metavar="N", type=int, help="bound of a model call (default 3000)")
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable that holds the API key")
     p.add_argument("--fallback", choices=("rules", "none"), help="what answers when the model fails")
+    p.add_argument(
+        "--min-confidence",
+        metavar="P",
+        type=float,
+        help="labeler answers less sure than P (0–1) get no route (default: the setting's default)",
+    )
     p.set_defaults(func=run)
 
 
@@ -46,20 +61,26 @@ def _settings(args: argparse.Namespace) -> Any:
     from turnlens.router.settings import parse_router_settings
 
     raw: dict[str, Any] = {}
+    backend = args.backend or "rules"
     for flag, key in (
         ("backend", "backend"),
         ("endpoint", "endpoint"),
-        ("model", "model"),
+        ("model", "model" if backend != "rules" else ""),
         ("timeout_ms", "timeoutMs"),
         ("api_key_env", "apiKeyEnv"),
         ("fallback", "fallback"),
+        ("min_confidence", "minConfidence"),
     ):
         value = getattr(args, flag)
-        if value is not None:
+        if value is not None and key:
             raw[key] = value
     settings, warnings = parse_router_settings(raw)
     if warnings:
-        flags = {"router.timeoutMs": "--timeout-ms", "router.apiKeyEnv": "--api-key-env"}
+        flags = {
+            "router.timeoutMs": "--timeout-ms",
+            "router.apiKeyEnv": "--api-key-env",
+            "router.minConfidence": "--min-confidence",
+        }
         message = warnings[0].replace("; using the default", "")
         for name, flag in flags.items():
             message = message.replace(name, flag)
@@ -78,10 +99,16 @@ async def _route_with_model(text: str, settings: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from turnlens.router.resolve import resolve_early, resolve_offline
 
     text, _ = read_input(args)
     settings = _settings(args)
+    files = [args.model] if args.model and not settings.uses_model else []
+    label_model = load_models(files, "route").get("labels")
+    if label_model is not None:
+        settings = replace(settings, label_model=label_model)
     if settings.uses_model and resolve_early(text, settings) is None:
         import asyncio
 
@@ -93,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(route.describe())
     if args.explain:
+        if route.confidence is not None:
+            print(f"  confidence: {route.confidence:.1%}")
         print(f"  why: {route.reason}")
         for s in route.signals:
             weight = f"+{s.weight}" if s.weight > 0 else (str(s.weight) if s.weight else " ·")

@@ -1,14 +1,29 @@
-"""classify(): scores → the winning task class, with its ratio, frozen flag and verdict."""
+"""classify(): the winning task class, with its ratio, frozen flag and verdict.
+
+Two engines decide. With the `default` pack (and packs extending it) a learned
+model does, the pack's rule firings being among its features; with `reference`
+(or any pack without a model) the additive rule scores do, exactly as SE-029.
+A pin (`<!-- turnlens: class=X -->`) beats both, and a user rule that fires
+beats the model: people's own corrections always win.
+"""
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnlens.core.classes import Frozen, task_class
 from turnlens.core.engine import Score, Signal, _matcher, _PackMatcher, normalize_newlines, score
 from turnlens.core.rules import RulePack, builtin_pack
+
+if TYPE_CHECKING:
+    from turnlens.learn.model import Contribution, Model
+
+# Below this probability a view marks the class as unsure (`context?`). Chosen on the
+# cross-validated predictions of the shipped corpus: answers under it are right about half
+# the time (docs/labels.md, Results).
+UNSURE_BELOW = 0.5
 
 
 class Classification(NamedTuple):
@@ -23,6 +38,23 @@ class Classification(NamedTuple):
     scores: dict[str, int]
     signals: tuple[Signal, ...] = ()
     pinned: bool = False
+    confidence: float = 1.0
+    engine: str = "rules"
+    probabilities: dict[str, float] | None = None
+    # the features that pushed the answer (model engine, when explained), strongest first
+    features: tuple[Contribution, ...] = ()
+    # each fired rule's weight in the model for the answer (model engine, when explained)
+    rule_weights: dict[str, float] | None = None
+    # which user rules decided (engine "rules" over the model)
+    overridden_by: tuple[str, ...] = ()
+
+    @property
+    def unsure(self) -> bool:
+        return self.engine == "model" and self.confidence < UNSURE_BELOW
+
+    def shown_class(self) -> str:
+        """The class as views show it: `context?` when the model is unsure."""
+        return self.task_class + ("?" if self.unsure else "")
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         """The SE-029 JSON (field names and types fixed), then TurnLens extras."""
@@ -34,11 +66,25 @@ class Classification(NamedTuple):
             "lines": self.lines,
             "scores": dict(self.scores),
             "verdict": self.verdict,
+            "confidence": round(self.confidence, 4),
+            "engine": self.engine,
         }
         if self.pinned:
             out["pinned"] = True
+        if self.overridden_by:
+            out["user_rules"] = list(self.overridden_by)
         if explain:
-            out["signals"] = [s.to_json() for s in self.signals]
+            signals = []
+            for s in self.signals:
+                item = s.to_json()
+                if self.rule_weights is not None and s.rule in self.rule_weights:
+                    item["model_weight"] = round(self.rule_weights[s.rule], 3)
+                signals.append(item)
+            out["signals"] = signals
+            if self.probabilities is not None:
+                out["probabilities"] = {k: round(v, 4) for k, v in self.probabilities.items()}
+            if self.features:
+                out["features"] = [c.to_json() for c in self.features]
         return out
 
 
@@ -83,6 +129,74 @@ def from_score(result: Score, pack: RulePack, *, pin: str | None = None) -> Clas
     )
 
 
+def model_of(pack: RulePack) -> Model | None:
+    """The loaded model that decides for `pack`, or None (the rules decide)."""
+    m = pack.model
+    if m is None:
+        return None
+    if isinstance(m, str):
+        from turnlens.learn.model import packaged_model
+
+        return packaged_model(m)
+    return m  # type: ignore[return-value]
+
+
+def user_decision(result: Score, pack: RulePack) -> tuple[str, tuple[str, ...]] | None:
+    """The class that the user's own rules (not TurnLens's built-in ones) vote for, if any fired."""
+    votes: dict[str, int] = {}
+    fired: list[str] = []
+    for s in result.signals:
+        rule = pack.rule(s.rule)
+        if rule is None or rule.source.startswith("<builtin:"):
+            continue
+        votes[s.category] = votes.get(s.category, 0) + s.weight
+        fired.append(s.rule)
+    if not votes:
+        return None
+    top = max(votes.values())
+    if top <= 0:
+        return None
+    for name in pack.categories:  # ties: the stricter class
+        if votes.get(name) == top:
+            return name, tuple(fired)
+    return None  # pragma: no cover
+
+
+def from_model(
+    text: str, result: Score, model: Model, *, explain: bool = False, top: int = 8
+) -> Classification:
+    """The model's answer; with `explain`, the features that pushed it and each rule's weight."""
+    from turnlens.learn.infer import features_from_score
+
+    features = features_from_score(text, result)
+    prediction = model.predict(features)
+    tc = task_class(prediction.label)
+    contributions: tuple[Contribution, ...] = ()
+    rule_weights: dict[str, float] | None = None
+    if explain:
+        contributions = tuple(model.top_contributions(features, prediction.label, each=top // 2))
+        # each fired rule's push on this text, in the same units as the features above
+        pushes = {
+            c.key[2:]: c.weight for c in model.contributions(features, prediction.label) if c.kind == "d"
+        }
+        rule_weights = {s.rule: pushes[s.rule] for s in result.signals if s.rule in pushes}
+    return Classification(
+        task_class=tc.name,
+        max_ratio=tc.max_ratio,
+        frozen=tc.frozen,
+        verdict=tc.verdict,
+        words=result.words,
+        lines=result.lines,
+        scores=result.scores,
+        signals=result.signals,
+        confidence=prediction.confidence,
+        engine="model",
+        probabilities=prediction.probabilities,
+        features=contributions,
+        rule_weights=rule_weights,
+    )
+
+
 def classify(
     text: str,
     pack: RulePack | None = None,
@@ -92,7 +206,26 @@ def classify(
 ) -> Classification:
     """Classify one prompt or turn. `pin` forces the class (an inline override)."""
     pack = pack or builtin_pack("default")
-    return from_score(score(text, pack, explain=explain), pack, pin=pin)
+    result = score(text, pack, explain=explain)
+    model = model_of(pack) if pin is None else None
+    if model is None:
+        return from_score(result, pack, pin=pin)
+    user = user_decision(result, pack)
+    if user is not None:
+        name, fired = user
+        tc = task_class(name)
+        return Classification(
+            task_class=tc.name,
+            max_ratio=tc.max_ratio,
+            frozen=tc.frozen,
+            verdict=tc.verdict,
+            words=result.words,
+            lines=result.lines,
+            scores=result.scores,
+            signals=result.signals,
+            overridden_by=fired,
+        )
+    return from_model(text, result, model, explain=explain)
 
 
 class _Batch:

@@ -16,6 +16,8 @@ from typing import Any, NamedTuple
 from turnlens.core.data import parse_toml, read_packaged
 
 BUILTIN_PACKS = ("default", "reference")
+# Built-in packs whose class is decided by a learned model (see turnlens.learn).
+MODEL_OF_PACK = {"default": "classes"}
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
 _RULE_KEYS = {
     "id",
@@ -73,10 +75,13 @@ class Fallback(NamedTuple):
 class RulePack:
     """An ordered set of categories (tie order, strictest first) and their rules.
 
-    Immutable; equal when everything but `warnings` is equal.
+    Immutable; equal when everything but `warnings` and `model` is equal. `model` is the
+    learned model that decides the class, the rules' firings being its features: "classes"
+    (the packaged one) for `default` and the packs that extend it, a loaded
+    `turnlens.learn.model.Model` (a user's `--model`), or None (the rules decide).
     """
 
-    __slots__ = ("categories", "description", "fallback", "name", "rules", "source", "warnings")
+    __slots__ = ("categories", "description", "fallback", "model", "name", "rules", "source", "warnings")
 
     name: str
     categories: tuple[str, ...]
@@ -85,6 +90,7 @@ class RulePack:
     description: str
     source: str
     warnings: tuple[str, ...]
+    model: object | None
 
     def __init__(
         self,
@@ -95,8 +101,9 @@ class RulePack:
         description: str = "",
         source: str = "",
         warnings: tuple[str, ...] = (),
+        model: object | None = None,
     ) -> None:
-        values = (name, categories, rules, fallback, description, source, warnings)
+        values = (name, categories, rules, fallback, description, source, warnings, model)
         for key, value in zip(_PACK_FIELDS, values, strict=True):
             object.__setattr__(self, key, value)
 
@@ -128,7 +135,13 @@ class RulePack:
         return next((r for r in self.rules if r.id == rule_id), None)
 
 
-_PACK_FIELDS = ("name", "categories", "rules", "fallback", "description", "source", "warnings")
+_PACK_FIELDS = ("name", "categories", "rules", "fallback", "description", "source", "warnings", "model")
+
+
+def _with_model(pack: RulePack, model: object | None) -> RulePack:
+    values = {key: getattr(pack, key) for key in _PACK_FIELDS}
+    values["model"] = model
+    return RulePack(**values)
 
 
 def _clip(text: str) -> str:
@@ -349,6 +362,7 @@ def parse_pack(
         description=str(meta.get("description", base.description if base else "")),
         source=source,
         warnings=tuple(warnings),
+        model=base.model if base is not None else None,
     )
 
 
@@ -364,7 +378,19 @@ def builtin_pack(name: str) -> RulePack:
     text = _read_packaged("turnlens.core.packs", f"{name}.toml")
     # TurnLens's own patterns are compiled by its tests (test_builtin_patterns_compile);
     # compiling each one here only to throw it away would double a short run's start-up.
-    return parse_pack(text, f"<builtin:{name}.toml>", check_patterns=False)
+    pack = parse_pack(text, f"<builtin:{name}.toml>", check_patterns=False)
+    model = MODEL_OF_PACK.get(name)
+    return _with_model(pack, model) if model else pack
+
+
+def rules_only(pack: RulePack) -> RulePack:
+    """The same pack with its rules deciding the class (no model): what the rules alone say."""
+    return _with_model(pack, None) if pack.model is not None else pack
+
+
+def with_model(pack: RulePack, model: object) -> RulePack:
+    """The pack with `model` (a loaded `Model`) deciding the class."""
+    return _with_model(pack, model)
 
 
 @cache

@@ -27,6 +27,8 @@ class DocState:
     doc: Document
     settings: Settings = field(default_factory=Settings)
     pack: RulePack | None = None
+    # the `turnlens.models` files by task (`classes`, `labels`) for this document
+    user_models: dict[str, Any] = field(default_factory=dict)
     path: str | None = None
     folder: str | None = None
     cache: UnitCache = field(default_factory=UnitCache)

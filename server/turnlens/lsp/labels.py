@@ -25,7 +25,7 @@ def route_text(route: Route) -> str:
 
 def class_text(c: Classification) -> str:
     pinned = " · pinned" if c.pinned else ""
-    return f"{c.task_class} · ≤{c.max_ratio}:1 · {frozen_word(c)}{pinned}"
+    return f"{c.shown_class()} · ≤{c.max_ratio}:1 · {frozen_word(c)}{pinned}"
 
 
 def routed(route: Route) -> bool:
@@ -73,7 +73,7 @@ def inlay_label(r: UnitResult) -> str:
     if not routed(r.route):
         return f"{c.task_class} ≤{c.max_ratio}:1"
     effort = r.route.effort or "–"
-    return f"{c.task_class} ≤{c.max_ratio}:1 · {effort}"
+    return f"{c.shown_class()} ≤{c.max_ratio}:1 · {effort}"
 
 
 def hover_markdown(r: UnitResult, first_line: int, n_units: int, route_line: int | None = None) -> str:
@@ -91,21 +91,44 @@ def hover_markdown(r: UnitResult, first_line: int, n_units: int, route_line: int
         f"**TurnLens** · {turn}: **{c.task_class}** — compress ≤{c.max_ratio}:1, "
         f"{frozen_word(c)} (`{c.verdict}`){' · pinned by a directive' if c.pinned else ''}",
         "",
-        "| class | score |",
-        "|---|---:|",
     ]
-    for name, value in c.scores.items():
-        mark = f"**{name}**" if name == c.task_class else name
-        out.append(f"| {mark} | {value} |")
+    if c.overridden_by:
+        out.append(
+            f"Decided by your rules ({', '.join(f'`{r}`' for r in c.overridden_by)}): they win over the model."
+        )
+        out.append("")
+    if c.engine == "model" and c.probabilities:
+        unsure = " — unsure" if c.unsure else ""
+        out.append(f"Model: **{c.confidence:.0%}** {c.task_class}{unsure}.")
+        out.append("")
+        out.append("| class | probability | rule score |")
+        out.append("|---|---:|---:|")
+        for name, p in sorted(c.probabilities.items(), key=lambda kv: -kv[1]):
+            mark = f"**{name}**" if name == c.task_class else name
+            out.append(f"| {mark} | {p:.0%} | {c.scores.get(name, 0)} |")
+    else:
+        out.append("| class | score |")
+        out.append("|---|---:|")
+        for name, value in c.scores.items():
+            mark = f"**{name}**" if name == c.task_class else name
+            out.append(f"| {mark} | {value} |")
     out.append("")
     out.append(f"{_count(c.words, 'word')}, {_count(c.lines, 'line')}.")
+    if c.features:
+        out.append("")
+        out.append(f"What pushed it toward {c.task_class}:")
+        for f in c.features:
+            out.append(f"- `{f.weight:+.2f}` `{_code(f.label())}`")
     if c.signals:
         out.append("")
         out.append("Rules that fired:")
         for s in c.signals:
             where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else escape(s.description)
-            out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
-    elif all(v <= 0 for v in c.scores.values()):
+            weight = ""
+            if c.rule_weights is not None and s.rule in c.rule_weights:
+                weight = f" (model {c.rule_weights[s.rule]:+.2f})"
+            out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}{weight}")
+    elif c.engine == "rules" and all(v <= 0 for v in c.scores.values()):
         out.append("")
         out.append("No rule fired: short text counts as chitchat, longer text as context.")
     out.append("")

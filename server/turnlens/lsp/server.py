@@ -20,7 +20,7 @@ from pygls.uris import to_fs_path
 from turnlens import __version__
 from turnlens.core.classify import classify
 from turnlens.core.engine import prefer_memory, take_switched_off
-from turnlens.core.rules import RulePack, RulePackError, builtin_pack
+from turnlens.core.rules import RulePack, RulePackError, builtin_pack, with_model
 from turnlens.lsp.documents import DocState, glob_problem, is_excluded
 from turnlens.lsp.protocol import TurnLensProtocol
 from turnlens.lsp.settings import Settings, parse_settings
@@ -85,6 +85,8 @@ class TurnLensServer(LanguageServer):
         self.routers: dict[RouterSettings, Router] = {}
         self.listeners: list[Listener] = []
         self._packs: dict[tuple[str, str, int, int], RulePack] = {}
+        self._models: dict[tuple[str, float], Any] = {}
+        self._modelled: dict[tuple[int, int], tuple[RulePack, Any, RulePack]] = {}
         self._said: set[str] = set()
         self._trimmed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -242,9 +244,13 @@ class TurnLensServer(LanguageServer):
             self.say_once(f"turnlens.exclude: the glob {_clip(ascii(glob))} is ignored: {why}")
         if bad_globs:
             settings = replace(settings, exclude=tuple(g for g in settings.exclude if g not in bad_globs))
+        models = self.models_for(state, settings.models)
+        state.user_models = models
+        if "labels" in models:
+            settings = replace(settings, router=replace(settings.router, label_model=models["labels"]))
         changed = settings != state.settings or state.pack is None
         state.settings = settings
-        state.pack = self.pack_for(state)
+        state.pack = self.with_user_model(state, self.pack_for(state))
         state.excluded = is_excluded(state.path, state.folder, settings.exclude)
         state.settings_ready = True
         if changed:
@@ -308,12 +314,27 @@ class TurnLensServer(LanguageServer):
             self._packs[key] = pack
         return pack
 
+    def with_user_model(self, state: DocState, pack: RulePack) -> RulePack:
+        """The pack with the `turnlens.models` classes model deciding, when one is set (the same
+        object for the same pack and model, so an unchanged pack stays unchanged)."""
+        model = state.user_models.get("classes")
+        if model is None or pack.model is None:
+            return pack
+        key = (id(pack), id(model))
+        entry = self._modelled.get(key)
+        if entry is None or entry[0] is not pack or entry[1] is not model:
+            if len(self._modelled) > 64:
+                self._modelled.clear()
+            entry = (pack, model, with_model(pack, model))
+            self._modelled[key] = entry
+        return entry[2]
+
     def refresh_pack(self, state: DocState) -> bool:
         """Read the document's rules file again if it changed since (its mtime or size differs, or
         it appeared or went); True when the pack changed, and the cached results with it."""
         if not state.settings_ready:
             return False
-        pack = self.pack_for(state)
+        pack = self.with_user_model(state, self.pack_for(state))
         if pack is state.pack:
             return False
         state.pack = pack
@@ -330,8 +351,35 @@ class TurnLensServer(LanguageServer):
             ):
                 self.analyze(state)
 
+    def models_for(self, state: DocState, paths: tuple[str, ...]) -> dict[str, Any]:
+        """The `turnlens.models` files by task (`classes`, `labels`), read once per change."""
+        from turnlens.learn.model import ModelError
+        from turnlens.userfiles import load_model_file
+
+        out: dict[str, Any] = {}
+        for raw in paths:
+            path = Path(raw).expanduser()
+            if not path.is_absolute() and state.folder:
+                path = Path(state.folder) / path
+            try:
+                key = (str(path), path.stat().st_mtime)
+            except OSError:
+                self.say_once(f"turnlens.models: {path}: no such file; using the shipped model")
+                continue
+            model = self._models.get(key)
+            if model is None:
+                try:
+                    model = load_model_file(path)
+                except ModelError as exc:
+                    self.say_once(f"turnlens.models: {exc}; using the shipped model", types.MessageType.Error)
+                    continue
+                self._models[key] = model
+            out[model.task] = model
+        return out
+
     def clear_packs(self) -> None:
         self._packs.clear()
+        self._models.clear()
 
     # -- documents -----------------------------------------------------------------------
     def open_document(self, item: types.TextDocumentItem) -> DocState:

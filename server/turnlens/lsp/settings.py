@@ -97,6 +97,14 @@ _LEAVES: dict[str, dict[str, Any]] = {
         "markdownDescription": "A rules TOML file that extends the pack (relative paths are resolved "
         "against the workspace folder). Without it, the nearest `.turnlens.toml` above the document is used.",
     },
+    "models": {
+        "type": "array",
+        "items": {"type": "string"},
+        "default": [],
+        "markdownDescription": "Model files made by `turnlens train` (relative paths are resolved against "
+        "the workspace folder): a `classes` model decides the task class with the `default` pack, a "
+        "`router` model is the router's embedded labeler. Empty: the models shipped with TurnLens.",
+    },
     "budget": {
         "type": "integer",
         "default": 0,
@@ -265,6 +273,7 @@ class Settings:
     hide_kinds: tuple[str, ...] = ()
     rules_pack: str = "default"
     rules_file: str = ""
+    models: tuple[str, ...] = ()
     budget: int = 0
     diagnostics: bool = True
     severity: str = "hint"
@@ -287,6 +296,7 @@ _FIELDS = {
     "hideKinds": "hide_kinds",
     "rules.pack": "rules_pack",
     "rules.file": "rules_file",
+    "models": "models",
     "budget": "budget",
     "diagnostics.enable": "diagnostics",
     "diagnostics.severity": "severity",

@@ -1,17 +1,23 @@
-"""The embedded `rules` labeler: the core scoring engine with the label pack.
+"""The embedded labeler: a learned model over the label pack's rule firings and n-grams.
 
-Offline, deterministic and explainable: every label comes with the rules that
-fired and the text they fired on, so a user can see why a prompt got its effort.
+Offline, deterministic and explainable: every label comes with its probability,
+the features that pushed it and the rules that fired (with the text they fired
+on), so a user can see why a prompt got its effort. It always answers one of
+the five labels; the rules alone (`use_model=False`) are kept for comparison.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from turnlens.core.classify import decide
 from turnlens.core.engine import Signal, score
 from turnlens.core.rules import RulePack, packaged_pack
+
+if TYPE_CHECKING:
+    from turnlens.learn.model import Contribution, Model
 
 LABELS_PACKAGE = "turnlens.router.packs"
 LABELS_FILE = "labels.toml"
@@ -21,14 +27,30 @@ _DIRECTIVE = re.compile(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
 
 @dataclass(frozen=True, slots=True)
 class Labeling:
-    """What the labeler said: a label (None when no rule fired), the scores, the evidence."""
+    """What the labeler said: a label (the rules alone: None when no rule fired), the rule
+    scores, the evidence, and the model's confidence."""
 
     label: str | None
     scores: dict[str, int]
     signals: tuple[Signal, ...]
+    confidence: float = 1.0
+    engine: str = "rules"
+    features: tuple[Contribution, ...] = ()
+    probabilities: dict[str, float] | None = None
 
     def explain(self) -> str:
-        """`design 6 (design.tradeoffs "trade-offs", design.verb "propose")`, for reasons."""
+        """`coding 87% ("add", ‹ flag›, rule coding.verb)` (model) or
+        `design 6 (design.tradeoffs "trade-offs", design.verb "propose")` (rules)."""
+        if self.engine == "model":
+            said = {s.rule: s.text for s in self.signals if s.text}
+            parts = []
+            for c in self.features[:4]:
+                rule = c.key[2:] if c.key.startswith("r:") else None
+                shown = c.label()
+                if rule is not None and rule in said:
+                    shown = f'{rule} "{said[rule]}"'
+                parts.append(shown)
+            return f"{self.label} {self.confidence:.0%}" + (f" ({', '.join(parts)})" if parts else "")
         if self.label is None:
             return "no label rule fired"
         fired = [s for s in self.signals if s.category == self.label]
@@ -45,8 +67,36 @@ def strip_directive(text: str) -> str:
     return _DIRECTIVE.sub("", text, count=1)
 
 
-def label_text(text: str, pack: RulePack | None = None, *, explain: bool = True) -> Labeling:
-    """Label a prompt (or its sample). Ties go to the label listed first (more effort)."""
+def label_text(
+    text: str,
+    pack: RulePack | None = None,
+    *,
+    explain: bool = True,
+    model: Model | None = None,
+    use_model: bool = True,
+) -> Labeling:
+    """Label a prompt (or its sample) with the model (`model`, else the packaged one);
+    with `use_model=False`, with the rules alone (ties go to the label listed first)."""
     pack = pack or label_pack()
-    result = score(strip_directive(text), pack, explain=explain)
-    return Labeling(decide(result, pack), result.scores, result.signals)
+    body = strip_directive(text)
+    result = score(body, pack, explain=explain)
+    if not use_model:
+        return Labeling(decide(result, pack), result.scores, result.signals)
+    from turnlens.learn.infer import features_from_score
+    from turnlens.learn.model import packaged_model
+
+    model = model or packaged_model("labels")
+    features = features_from_score(body, result)
+    prediction = model.predict(features)
+    pushes: tuple[Contribution, ...] = ()
+    if explain:
+        pushes = tuple(model.top_contributions(features, prediction.label, each=3))
+    return Labeling(
+        prediction.label,
+        result.scores,
+        result.signals,
+        confidence=prediction.confidence,
+        engine="model",
+        features=pushes,
+        probabilities=prediction.probabilities,
+    )

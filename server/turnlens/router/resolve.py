@@ -49,6 +49,8 @@ class Route:
     source: str
     reason: str
     signals: tuple[Signal, ...] = ()
+    # the embedded labeler's probability for `label` (None: no labeler answered)
+    confidence: float | None = None
 
     @property
     def routed(self) -> bool:
@@ -62,6 +64,7 @@ class Route:
             "source": self.source,
             "reason": self.reason,
             "signals": [s.to_json() for s in self.signals],
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
         }
 
     def describe(self) -> str:
@@ -82,8 +85,14 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _no_route(source: str, reason: str, signals: tuple[Signal, ...] = (), label: str | None = None) -> Route:
-    return Route(None, None, label, source, reason, signals)
+def _no_route(
+    source: str,
+    reason: str,
+    signals: tuple[Signal, ...] = (),
+    label: str | None = None,
+    confidence: float | None = None,
+) -> Route:
+    return Route(None, None, label, source, reason, signals, confidence)
 
 
 def _to_phase(
@@ -238,6 +247,7 @@ def route_from_label(
     source: str,
     said: str,
     signals: tuple[Signal, ...] = (),
+    confidence: float | None = None,
 ) -> Route:
     """Step 7's tail: label → phase → effort. `said` is who labelled it and on what evidence."""
     if label is None:
@@ -246,29 +256,49 @@ def route_from_label(
         return _no_route(source, f"{said} → unknown label {label!r} → no route", signals)
     phase = settings.phase_for(label)
     if phase is None:
-        return _no_route(source, f"{said} → {label} gets no route", signals, label=label)
+        return _no_route(source, f"{said} → {label} gets no route", signals, label, confidence)
     effort = settings.effort_for(phase)
     if effort is None:
         return _no_route(
-            source, f"{said} → {label} → {phase}, but {phase} has no effort set → no route", signals, label
+            source,
+            f"{said} → {label} → {phase}, but {phase} has no effort set → no route",
+            signals,
+            label,
+            confidence,
         )
-    return Route(phase, effort, label, source, f"{said} → {phase} → effort {effort}", signals)
+    return Route(phase, effort, label, source, f"{said} → {phase} → effort {effort}", signals, confidence)
 
 
 def label_offline(text: str, settings: RouterSettings, *, explain: bool = True) -> Labeling:
     """The embedded labeler on the sample the classifier would see."""
+    model: Any = settings.label_model
     return label_text(
-        sample(text, settings.sample_max, settings.sample_head, settings.sample_tail), explain=explain
+        sample(text, settings.sample_max, settings.sample_head, settings.sample_tail),
+        explain=explain,
+        model=model,
     )
 
 
 def rules_route(
     text: str, settings: RouterSettings, source: str, prefix: str = "", *, explain: bool = True
 ) -> Route:
-    """The embedded labeler's route, with `prefix` saying why it is the one answering."""
+    """The embedded labeler's route, with `prefix` saying why it is the one answering.
+
+    The labeler always names a label; one less sure than `router.minConfidence` gives no
+    route, and the reason says so.
+    """
     labeling = label_offline(text, settings, explain=explain)
-    said = f"{prefix}rules labeler: {labeling.explain()}"
-    return route_from_label(labeling.label, settings, source, said, labeling.signals)
+    said = f"{prefix}embedded labeler: {labeling.explain()}"
+    if labeling.engine == "model" and labeling.confidence < settings.min_confidence:
+        return _no_route(
+            source,
+            f"{said} → less sure than router.minConfidence {settings.min_confidence:.0%} → no route",
+            labeling.signals,
+            label=labeling.label,
+            confidence=labeling.confidence,
+        )
+    confidence = labeling.confidence if labeling.engine == "model" else None
+    return route_from_label(labeling.label, settings, source, said, labeling.signals, confidence)
 
 
 def paused_route(text: str, settings: RouterSettings, why: str, *, explain: bool = True) -> Route:

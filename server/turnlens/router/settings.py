@@ -177,6 +177,10 @@ class RouterSettings:
     sample_head: int = _V.limits["sample_head"]
     sample_tail: int = _V.limits["sample_tail"]
     roles: tuple[str, ...] = ("user",)
+    min_confidence: float = _V.limits["min_confidence_pct"] / 100
+    # A user's labeler model (`turnlens train --task labels`), loaded by the CLI or the server;
+    # None: the packaged one. Not an editor key: the server fills it from `turnlens.models`.
+    label_model: object | None = field(default=None, compare=False)
 
     @property
     def uses_model(self) -> bool:
@@ -226,8 +230,9 @@ _KEYS: Final = {
     "sampleHead": "sample_head",
     "sampleTail": "sample_tail",
     "roles": "roles",
+    "minConfidence": "min_confidence",
 }
-assert set(_KEYS.values()) == {f.name for f in fields(RouterSettings)}
+assert set(_KEYS.values()) == {f.name for f in fields(RouterSettings)} - {"label_model"}
 
 SAMPLE_CAP: Final = 2000
 
@@ -352,6 +357,13 @@ class _Parser:
             self.warn(key, f"must be a number of minutes from {lo:g} to {hi:g}, got {_show(value)}")
         else:
             self.values["cooldown_minutes"] = float(value)
+
+    def _min_confidence(self, key: str, value: Any) -> None:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if not ok or not 0.0 <= value <= 1.0:
+            self.warn(key, f"must be a number from 0 to 1, got {_show(value)}")
+        else:
+            self.values["min_confidence"] = float(value)
 
     def _object(self, key: str, value: Any) -> Mapping[str, Any] | None:
         if not isinstance(value, Mapping):
@@ -562,6 +574,15 @@ def router_settings_schema() -> dict[str, Any]:
             "markdownDescription": "Whole phrases (case-insensitive) that raise the phase: "
             f"{', '.join(f'`{p}`' for p in _V.keyword_phases)}. Merged over the defaults; "
             "`null` removes a default phrase.",
+        },
+        "minConfidence": {
+            "type": "number",
+            "default": d.min_confidence,
+            "minimum": 0,
+            "maximum": 1,
+            "markdownDescription": "The embedded labeler always answers one of the five labels with a "
+            "probability; an answer less sure than this gives no route (source `classifier`, reason "
+            "says so). 0 routes every prompt it labels.",
         },
         "sampleMax": {
             "type": "integer",

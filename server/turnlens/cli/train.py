@@ -1,0 +1,91 @@
+"""`turnlens train`: a model file from labelled rows (yours, plus the shipped corpus).
+
+Deterministic: the same rows give the same weights. Needs numpy (the `train`
+extra); running the model it writes does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from turnlens.cli.common import EXIT_OK, UsageError, read_path
+from turnlens.learn.dataset import Row, parse_corpus
+
+TASKS = {"classes": "classes", "router": "labels"}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "train",
+        help="train a model from a labelled JSONL corpus",
+        description="Train the learned classifier from labelled rows (JSON Lines: text, label, lang, "
+        "genre; see docs/labels.md) and write a model file for --model or the turnlens.models "
+        "setting. Bad rows are reported with their line and skipped. Needs numpy: "
+        "pip install 'turnlens[train]'.",
+    )
+    p.add_argument(
+        "--corpus", metavar="FILE.jsonl", action="append", default=[], help="your rows (repeatable)"
+    )
+    p.add_argument(
+        "--base",
+        choices=("default", "none"),
+        default="default",
+        help="default: add the corpus shipped with TurnLens (your rows win on the same text); "
+        "none: your rows only",
+    )
+    p.add_argument(
+        "--task",
+        choices=tuple(TASKS),
+        default="classes",
+        help="classes: task classes of turns (default); router: the router's labels of prompts",
+    )
+    p.add_argument("--out", metavar="FILE", required=True, help="where to write the model")
+    p.set_defaults(func=run)
+
+
+def gather(corpora: list[str], base: str, task: str, command: str) -> list[Row]:
+    """Rows from the shipped corpus (unless `base` is none) and the user's files; user rows
+    replace shipped ones with the same text. Problems go to stderr, one line each."""
+    from turnlens.userfiles import read_shipped_corpus
+
+    rows: dict[str, Row] = {}
+    if base == "default":
+        shipped, _ = parse_corpus(read_shipped_corpus(task), task, "<shipped corpus>")
+        for r in shipped:
+            rows[" ".join(r.text.split())] = r
+    for name in corpora:
+        path = Path(name)
+        mine, problems = parse_corpus(read_path(path), task, str(path))
+        for problem in problems:
+            print(f"turnlens {command}: {problem}", file=sys.stderr)
+        for r in mine:
+            rows[" ".join(r.text.split())] = r
+    return list(rows.values())
+
+
+def run(args: argparse.Namespace) -> int:
+    from turnlens.learn.train import TrainingError, train
+
+    task = TASKS[args.task]
+    if args.base == "none" and not args.corpus:
+        raise UsageError("turnlens train: --base none needs at least one --corpus FILE")
+    rows = gather(args.corpus, args.base, task, "train")
+    if len({r.label for r in rows}) < 2:
+        raise UsageError("turnlens train: need valid rows of at least two labels")
+    try:
+        model = train(rows, task)
+    except TrainingError as exc:
+        raise UsageError(f"turnlens train: {exc}") from None
+    out = Path(args.out)
+    data = model.to_bytes()
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"turnlens train: {out}: {exc.strerror or exc}") from None
+    counts = ", ".join(f"{c} {n}" for c, n in model.meta["per_class"].items())
+    print(
+        f"{out}: {args.task} model from {len(rows)} rows ({counts}); {model.size} features, {len(data):,} bytes"
+    )
+    return EXIT_OK

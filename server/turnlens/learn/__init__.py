@@ -1,0 +1,1 @@
+"""The learned classifier: features, a linear model scored in pure Python, training and metrics."""

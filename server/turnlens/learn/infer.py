@@ -1,0 +1,31 @@
+"""From a text to the model's features: the rule pack scores it, the features add n-grams.
+
+The rules that fire are features of the model, so one scoring pass serves both
+the SE-029 fields of a classification and the model's input.
+"""
+
+from __future__ import annotations
+
+from turnlens.core.engine import Score, normalize_newlines, score
+from turnlens.core.rules import RulePack, builtin_pack
+from turnlens.learn.features import Features, extract
+
+
+def feature_pack(name: str) -> RulePack:
+    """The rule pack whose firings a model was trained on (`default` or `labels`)."""
+    if name == "labels":
+        from turnlens.router.labeler import label_pack
+
+        return label_pack()
+    return builtin_pack(name)
+
+
+def features_from_score(text: str, result: Score) -> Features:
+    return extract(
+        normalize_newlines(text), [s.rule for s in result.signals], result.words, result.lines, result.scores
+    )
+
+
+def featurize(text: str, pack: RulePack, *, explain: bool = False) -> tuple[Features, Score]:
+    result = score(text, pack, explain=explain)
+    return features_from_score(text, result), result

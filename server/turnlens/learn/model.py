@@ -1,0 +1,290 @@
+"""A trained linear model, loaded from a compact file and scored in pure Python.
+
+Each class has a bias and one weight per feature. Pooling says what a present
+feature is worth: `mean` (the shipped fastText-style models: a weighted mean over
+the features the model knows, a rule or shape feature counting `dense_weight`
+times an n-gram) or `sqrt` (logistic regression:
+n-grams 1/√n, n = how many the text has; rule and shape features 1). The file is
+a short JSON header, the vocabulary (NUL-separated keys in index order) and the
+weights (float32, class-major), so loading is a split and an `array.frombytes`:
+a few milliseconds, on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from array import array
+from dataclasses import dataclass
+from functools import cache
+from operator import itemgetter
+from typing import Any
+
+from turnlens.learn.features import Features
+
+MAGIC = b"TURNLENS-MODEL-1\n"
+KINDS = ("c", "w", "b", "d")
+KIND_NAMES = {"c": "characters", "w": "word", "b": "words", "d": "signal"}
+PACKAGED = {"classes": "classes.tlm", "labels": "labels.tlm"}
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One feature's push toward a class: its kind, key and signed weight (in logit units)."""
+
+    kind: str
+    key: str
+    weight: float
+
+    def label(self) -> str:
+        """How a person reads the feature: `"lgtm"` (word), `"ship it"` (words), `‹lgt›`
+        (characters), `rule decision.words` or `shape words≤3`."""
+        if self.kind == "d":
+            kind, _, name = self.key.partition(":")
+            if kind == "r":
+                return f"rule {name}"
+            if kind == "top":
+                return f"rules' answer {name}"
+            if kind == "score":
+                return f"rule score {name}"
+            return f"shape {name}"
+        shown = self.key.replace("\n", "⏎").replace("\t", "⇥")
+        return f"‹{shown}›" if self.kind == "c" else f'"{shown}"'
+
+    def to_json(self) -> dict[str, object]:
+        return {"feature": self.label(), "kind": KIND_NAMES[self.kind], "weight": round(self.weight, 3)}
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    label: str
+    confidence: float
+    probabilities: dict[str, float]
+
+
+class Model:
+    """Weights and vocabulary of one task (`classes` or `labels`)."""
+
+    def __init__(
+        self,
+        *,
+        task: str,
+        classes: tuple[str, ...],
+        pack: str,
+        keys: dict[str, list[str]],
+        weights: list[array[float]],
+        bias: list[float],
+        meta: dict[str, Any] | None = None,
+        pooling: str = "sqrt",
+        dense_weight: float = 1.0,
+    ) -> None:
+        self.dense_weight = dense_weight
+        if pooling not in ("sqrt", "mean"):
+            raise ModelError(f"unknown pooling {pooling!r}")
+        self.pooling = pooling
+        self.task = task
+        self.classes = classes
+        self.pack = pack
+        self.meta = meta or {}
+        self.bias = list(bias)
+        self.weights = weights
+        self._keys = keys
+        self.vocab: dict[str, dict[str, int]] = {}
+        offset = 0
+        for kind in KINDS:
+            names = keys.get(kind, [])
+            self.vocab[kind] = dict(zip(names, range(offset, offset + len(names)), strict=True))
+            offset += len(names)
+        self.size = offset
+        if len(weights) != len(classes) or any(len(w) != offset for w in weights):
+            raise ModelError("weights do not match the vocabulary and classes")
+        self._name: list[tuple[str, str]] | None = None
+
+    def __repr__(self) -> str:
+        return f"Model(task={self.task!r}, classes={len(self.classes)}, features={self.size})"
+
+    # -- scoring ---------------------------------------------------------------------------
+
+    def _indices(self, features: Features) -> tuple[list[int], list[int]]:
+        """Vocabulary indices of the text's n-grams and of its dense features."""
+        grams: list[int] = []
+        for kind, keys in (("c", features.chars), ("w", features.words), ("b", features.bigrams)):
+            grams.extend([i for i in map(self.vocab[kind].get, keys) if i is not None])
+        dense_vocab = self.vocab["d"]
+        dense = [dense_vocab[k] for k in features.dense if k in dense_vocab]
+        return grams, dense
+
+    @staticmethod
+    def _sum(getter: Any, n: int, column: array[float]) -> float:
+        if n == 0:
+            return 0.0
+        if n == 1:
+            return float(getter(column))
+        return math.fsum(getter(column)) if n > 4000 else float(sum(getter(column)))
+
+    def _scales(self, features: Features, grams: list[int], dense: list[int]) -> tuple[float, float]:
+        """What one present n-gram and one present dense feature are worth."""
+        if self.pooling == "mean":
+            m = len(grams) + self.dense_weight * len(dense)
+            return (1.0 / m, self.dense_weight / m) if m else (0.0, 0.0)
+        return (1.0 / math.sqrt(features.n_grams) if features.n_grams else 0.0), 1.0
+
+    def logits(self, features: Features) -> list[float]:
+        grams, dense = self._indices(features)
+        gram_scale, dense_scale = self._scales(features, grams, dense)
+        g = itemgetter(*grams) if grams else None
+        d = itemgetter(*dense) if dense else None
+        out = []
+        for bias, column in zip(self.bias, self.weights, strict=True):
+            value = (
+                bias
+                + gram_scale * self._sum(g, len(grams), column)
+                + dense_scale * self._sum(d, len(dense), column)
+            )
+            out.append(value)
+        return out
+
+    def predict(self, features: Features) -> Prediction:
+        logits = self.logits(features)
+        top = max(logits)
+        exps = [math.exp(v - top) for v in logits]
+        total = sum(exps)
+        probs = {c: e / total for c, e in zip(self.classes, exps, strict=True)}
+        # ties (never in practice) go to the class listed first: the stricter one
+        best = max(range(len(self.classes)), key=lambda i: (logits[i], -i))
+        return Prediction(self.classes[best], probs[self.classes[best]], probs)
+
+    # -- explanations ----------------------------------------------------------------------
+
+    def _names(self) -> list[tuple[str, str]]:
+        if self._name is None:
+            self._name = [(kind, key) for kind in KINDS for key in self._keys.get(kind, [])]
+        return self._name
+
+    def contributions(self, features: Features, label: str) -> list[Contribution]:
+        """Every present feature's push toward `label` against the average class, strongest first.
+
+        A feature's weight for a class minus its mean weight over all classes is what it adds
+        to that class's log-odds against the others (softmax ignores a shift common to all).
+        """
+        k = self.classes.index(label)
+        grams, dense = self._indices(features)
+        gram_scale, dense_scale = self._scales(features, grams, dense)
+        names = self._names()
+        n_classes = len(self.classes)
+        out: list[Contribution] = []
+        for indices, value in ((grams, gram_scale), (dense, dense_scale)):
+            for i in indices:
+                mean = sum(w[i] for w in self.weights) / n_classes
+                kind, key = names[i]
+                out.append(Contribution(kind, key, value * (self.weights[k][i] - mean)))
+        out.sort(key=lambda c: (-c.weight, c.kind, c.key))
+        return out
+
+    def top_contributions(self, features: Features, label: str, each: int = 5) -> list[Contribution]:
+        """The strongest pushes toward `label`: the top n-grams and the top rule and shape
+        signals (each kind has its own scale, so one would hide the other), strongest first."""
+        pushes = [c for c in self.contributions(features, label) if c.weight > 0]
+        grams = [c for c in pushes if c.kind != "d"][:each]
+        signals = [c for c in pushes if c.kind == "d"][:each]
+        return sorted(grams + signals, key=lambda c: (-c.weight, c.kind, c.key))
+
+    def feature_weight(self, key: str, label: str) -> float | None:
+        """The centred weight of a dense feature (`r:<rule id>`) for `label`, if the model has it."""
+        i = self.vocab["d"].get(key)
+        if i is None:
+            return None
+        mean = sum(w[i] for w in self.weights) / len(self.classes)
+        return self.weights[self.classes.index(label)][i] - mean
+
+    # -- files -----------------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        header = {
+            "task": self.task,
+            "classes": list(self.classes),
+            "pack": self.pack,
+            "bias": self.bias,
+            "counts": {kind: len(self._keys.get(kind, [])) for kind in KINDS},
+            "meta": self.meta,
+            "pooling": self.pooling,
+            "dense_weight": self.dense_weight,
+        }
+        head = json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        keys = "\0".join(key for kind in KINDS for key in self._keys.get(kind, [])).encode("utf-8")
+        weights = array("f")
+        for column in self.weights:
+            weights.extend(column)
+        if sys.byteorder != "little":  # pragma: no cover - files are little-endian everywhere
+            weights.byteswap()
+        return (
+            b"".join([MAGIC, len(head).to_bytes(4, "little"), head, len(keys).to_bytes(4, "little"), keys])
+            + weights.tobytes()
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes, source: str = "<model>") -> Model:
+        """Parse a model file; raises ModelError naming `source` when it is not one."""
+        try:
+            if not data.startswith(MAGIC):
+                raise ModelError("not a TurnLens model file")
+            pos = len(MAGIC)
+            n = int.from_bytes(data[pos : pos + 4], "little")
+            header = json.loads(data[pos + 4 : pos + 4 + n].decode("utf-8"))
+            pos += 4 + n
+            n = int.from_bytes(data[pos : pos + 4], "little")
+            blob = data[pos + 4 : pos + 4 + n].decode("utf-8")
+            pos += 4 + n
+            counts = header["counts"]
+            flat = blob.split("\0") if blob else []
+            keys: dict[str, list[str]] = {}
+            start = 0
+            for kind in KINDS:
+                keys[kind] = flat[start : start + int(counts[kind])]
+                start += int(counts[kind])
+            if start != len(flat):
+                raise ModelError("the vocabulary does not match its counts")
+            classes = tuple(str(c) for c in header["classes"])
+            weights = array("f")
+            weights.frombytes(data[pos:])
+            if sys.byteorder != "little":  # pragma: no cover
+                weights.byteswap()
+            size = start
+            if len(weights) != size * len(classes):
+                raise ModelError("the weights do not match the vocabulary")
+            columns = [weights[k * size : (k + 1) * size] for k in range(len(classes))]
+            return cls(
+                task=str(header["task"]),
+                classes=classes,
+                pack=str(header["pack"]),
+                keys=keys,
+                weights=columns,
+                bias=[float(b) for b in header["bias"]],
+                meta=dict(header.get("meta", {})),
+                pooling=str(header.get("pooling", "sqrt")),
+                dense_weight=float(header.get("dense_weight", 1.0)),
+            )
+        except ModelError as exc:
+            raise ModelError(f"{source}: {exc}") from None
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{source}: not a valid TurnLens model file ({type(exc).__name__})") from None
+
+
+def _read_packaged_bytes(filename: str) -> bytes:
+    import os
+
+    folder = os.path.join(os.path.dirname(__file__), "models")
+    with open(os.path.join(folder, filename), "rb") as handle:
+        return handle.read()
+
+
+@cache
+def packaged_model(task: str) -> Model:
+    """The model shipped with TurnLens for `task` (`classes` or `labels`), loaded on first use."""
+    filename = PACKAGED[task]
+    return Model.from_bytes(_read_packaged_bytes(filename), f"<builtin:{filename}>")

@@ -1,0 +1,1 @@
+"""The shipped model files (made by `turnlens train`, checked by tests/learn)."""

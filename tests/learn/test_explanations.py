@@ -1,0 +1,69 @@
+"""Explanations name real features of the text: n-grams it contains, rules that fired in it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from turnlens.core.classify import classify
+from turnlens.core.rules import builtin_pack
+from turnlens.learn.features import region
+from turnlens.router.labeler import label_text
+
+TEXTS = [
+    "Could you add a unit test for the empty case? Otherwise LGTM.",
+    "Vale, vamos con la opción B.",
+    "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'id'",
+    "As a rider I want to reserve a bike.\n\nAcceptance criteria:\n- holds for 10 minutes\n- one per rider",
+    "Status: the migration is 70% done; the two tables with triggers are left.",
+    "收到，谢谢！",
+]
+
+
+def _tokens(text: str) -> set[str]:
+    return set(re.findall(r"\w+|[^\w\s]+", region(text)))
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_class_explanations_name_features_present_in_the_text(text: str) -> None:
+    c = classify(text, builtin_pack("default"), explain=True)
+    assert c.engine == "model" and c.features
+    fired = {s.rule for s in c.signals}
+    seen = region(text)
+    for f in c.features:
+        assert f.weight > 0
+        if f.kind == "c":
+            assert f.key in seen, f
+        elif f.kind == "w":
+            assert f.key in _tokens(text), f
+        elif f.kind == "b":
+            first, second = f.key.split(" ")
+            assert first in _tokens(text) and second in _tokens(text), f
+        elif f.key.startswith("r:"):
+            assert f.key[2:] in fired, f
+        elif f.key.startswith(("top:", "score:")):
+            name = f.key.split(":")[1].rstrip("+3").split("≥")[0]
+            assert c.scores[name] > 0, f
+    assert c.rule_weights is not None and set(c.rule_weights) <= fired
+    assert c.probabilities is not None and max(c.probabilities.values()) == c.confidence
+
+
+def test_the_strongest_features_of_an_obvious_text_are_about_it() -> None:
+    c = classify("thanks a lot, have a nice weekend!", builtin_pack("default"), explain=True)
+    assert c.task_class == "chitchat"
+    shown = " ".join(f.label() for f in c.features)
+    assert any(word in shown for word in ("thank", "weekend", "nice", "chitchat"))
+
+
+def test_router_explanations_name_features_present_in_the_prompt() -> None:
+    text = "why does the nightly export crash since the deploy? check the logs"
+    result = label_text(text)
+    assert result.features
+    seen = region(text)
+    for f in result.features:
+        if f.kind == "c":
+            assert f.key in seen
+        elif f.kind == "w":
+            assert f.key in _tokens(text)
+    assert result.explain().startswith(f"{result.label} ")
