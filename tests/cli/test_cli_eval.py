@@ -64,6 +64,12 @@ def test_bad_rows_are_reported_with_their_line_and_skipped(cli: Cli, tmp_path: P
     ]
     corpus.write_text("not json\n", encoding="utf-8")
     result = cli("eval", "--corpus", corpus)
+    assert (result.code, result.err) == (
+        2,
+        f"turnlens eval: {corpus}:1: invalid JSON (Expecting value); row skipped\n",
+    )
+    corpus.write_text("not json\n[1]\n", encoding="utf-8")
+    result = cli("eval", "--corpus", corpus)
     assert result.code == 2 and result.err.endswith(f"turnlens eval: {corpus}: no valid labelled rows\n")
     assert cli("eval").code == 2
 

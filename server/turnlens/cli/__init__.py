@@ -80,7 +80,7 @@ def _plain_classify(args: list[str]) -> dict[str, object] | None:
     if not args or args[0] != "classify":
         return None
     opts: dict[str, object] = {"stdin": False, "json": False, "explain": False, "strict": False}
-    opts.update(input=None, rules=None)
+    opts.update(input=None, rules=None, model=[])
     seen: set[str] = set()
     i = 1
     while i < len(args):
@@ -92,6 +92,9 @@ def _plain_classify(args: list[str]) -> dict[str, object] | None:
             opts[_CLASSIFY_FLAGS[arg]] = True
         elif arg in _CLASSIFY_VALUES and i + 1 < len(args) and not args[i + 1].startswith("-"):
             opts[_CLASSIFY_VALUES[arg]] = args[i + 1]
+            i += 1
+        elif arg == "--model" and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            opts["model"] = [args[i + 1]]
             i += 1
         else:
             return None
