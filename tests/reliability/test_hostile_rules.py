@@ -272,8 +272,12 @@ async def test_server_keeps_publishing_with_bad_rules_files(spawn: Spawn, tmp_pa
         server.open(uri, "APPROVED — ship it\n---TURN---\nZEBRA-MARKER and " + "words " * 20_000 + "\n")
     for name, uri in uris.items():
         diags = await server.wait_diagnostics(uri, 1, timeout=20)
-        expected = ["decision", "spec" if name.startswith("rule-") else "context"]
-        assert [d["data"]["class"] for d in diags] == expected, (name, diags)
+        codes = [d["data"]["class"] for d in diags]
+        assert codes[0] == "decision", (name, diags)
+        # the good rule of a file with one bad rule still fires (and a user rule decides);
+        # a file that cannot be used is dropped whole, so nothing makes the marker a spec
+        assert (codes[1] == "spec") == name.startswith("rule-"), (name, diags)
+        assert len(codes) == 2, (name, diags)
     took = time.monotonic() - started
     report(f"server: {len(uris)} documents under bad rules files published within {took * 1000:.0f} ms")
     logs = [p["message"] for p in server.notifications("window/logMessage")]

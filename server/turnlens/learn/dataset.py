@@ -69,9 +69,7 @@ def parse_corpus(text: str, task: str | None, source: str = "<corpus>") -> tuple
             problems.append(f"{where}: not a JSON object; row skipped")
             continue
         label, body = item.get("label"), item.get("text")
-        if (body is not None and not isinstance(body, str)) or (
-            label is not None and not isinstance(label, str)
-        ):
+        if ("text" in item and not isinstance(body, str)) or ("label" in item and not isinstance(label, str)):
             problems.append(f"{where}: `text` and `label` must be strings; row skipped")
             continue
         if not isinstance(body, str) or not body.strip():
