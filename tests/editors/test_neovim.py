@@ -133,7 +133,11 @@ def test_neovim_page_works_as_written(nvim: tuple[Workspace, Tmux, Setup]) -> No
     # K is hover: the explanation of the turn under the cursor
     second = turns[1] + 1
     tmux.keys("Escape", f"{second}G", "K")
-    tmux.wait_screen(lambda s: re.search(r"TurnLens · turn 2 of \d+", s) and "| class | score |" in s)
+    tmux.wait_screen(
+        lambda s: (
+            re.search(r"TurnLens · turn 2 of \d+", s) and re.search(r"\| class \| (score|probability) \|", s)
+        )
+    )
     tmux.keys("gg")  # moving closes the hover window
 
     # a lens command: its result is shown in the message area and kept in :messages

@@ -87,7 +87,12 @@ def test_vim_ale_page_works_as_written(vim: tuple[Workspace, Tmux]) -> None:
     # K is the hover, in a popup
     second = turns[1] + 1
     tmux.keys("Escape", f"{second}G", "K")
-    tmux.wait_screen(lambda s: re.search(r"TurnLens\** · turn 2 of \d+", s) and "| class | score |" in s)
+    tmux.wait_screen(
+        lambda s: (
+            re.search(r"TurnLens\** · turn 2 of \d+", s)
+            and re.search(r"\| class \| (score|probability) \|", s)
+        )
+    )
     tmux.keys("Escape", "gg")
 
     # a code action applied: pin the last turn to another class
