@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from turnlens.cli.common import EXIT_OK, UsageError, add_format_arg
+from turnlens.cli.common import EXIT_OK, UsageError, add_format_arg, separator_help
 
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
@@ -33,9 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--ray-address", metavar="ADDR", default=None, help="an existing Ray cluster (default: start one)"
     )
     add_format_arg(p)
-    p.add_argument(
-        "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
-    )
+    p.add_argument("--separator", metavar="REGEX", default=None, help=separator_help())
     p.add_argument(
         "--rules", metavar="NAME", default="default", help="built-in rule pack: default or reference"
     )

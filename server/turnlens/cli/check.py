@@ -24,13 +24,11 @@ from turnlens.cli.common import (
     load_models,
     load_rules,
     make_profile,
+    separator_help,
     shown,
 )
 from turnlens.pipeline.profile import Profile
 
-SUFFIXES = (".md", ".txt", ".jsonl", ".json")
-# session files by the names agents give them (matched on the whole name)
-SESSION_NAMES = (".aider.chat.history.md", "conversations.json")
 PARALLEL_MIN_BYTES = 4_000_000
 _profile: Profile | None = None
 _format = "text"
@@ -48,9 +46,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--rules", metavar="NAME|PATH", help="rule pack or rules file (as for classify)")
-    p.add_argument(
-        "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
-    )
+    p.add_argument("--separator", metavar="REGEX", default=None, help=separator_help())
     add_format_arg(p)
     p.add_argument(
         "--jobs", "-j", type=int, default=0, metavar="N", help="worker processes (default: all cores)"
@@ -60,8 +56,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _wanted(path: Path) -> bool:
-    name = path.name
-    return name.endswith(SUFFIXES) or ".prompt" in name or name in SESSION_NAMES
+    from turnlens.pipeline.formats import readable_name
+
+    return readable_name(path.name)
 
 
 def collect(paths: list[str]) -> list[Path]:

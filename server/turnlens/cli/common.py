@@ -17,6 +17,13 @@ if TYPE_CHECKING:
     from turnlens.pipeline.formats import Problem
     from turnlens.pipeline.profile import Profile
 
+
+def separator_help() -> str:
+    from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
+
+    return f"turn separator line, a regular expression (default {DEFAULT_SEPARATOR})"
+
+
 EXIT_OK = 0
 EXIT_FLAGGED = 1
 EXIT_USAGE = 2

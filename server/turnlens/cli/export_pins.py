@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from turnlens.cli.check import collect
-from turnlens.cli.common import EXIT_OK, UsageError, decode
+from turnlens.cli.common import EXIT_OK, UsageError, decode, separator_help
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*<!--[ \t]*turnlens:.*?-->[ \t]*\n?", re.IGNORECASE | re.MULTILINE)
 _DIRECTIVE = re.compile(r"<!--[ \t]*turnlens:.*?-->", re.IGNORECASE)
@@ -30,9 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--out", metavar="FILE", help="write the rows to FILE instead of standard output")
-    p.add_argument(
-        "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
-    )
+    p.add_argument("--separator", metavar="REGEX", default=None, help=separator_help())
     p.set_defaults(func=run)
 
 
@@ -52,9 +50,9 @@ def pinned_rows(path: Path, text: str, separator: str) -> list[dict[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from turnlens.pipeline.formats.turns import SeparatorError
+    from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR, SeparatorError
 
-    separator = args.separator or "---TURN---"
+    separator = args.separator or DEFAULT_SEPARATOR
     rows: list[dict[str, str]] = []
     try:
         for path in collect(args.paths):

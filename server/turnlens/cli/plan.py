@@ -14,6 +14,7 @@ from turnlens.cli.common import (
     load_rules,
     make_profile,
     report_problems,
+    separator_help,
 )
 
 
@@ -22,16 +23,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "plan",
         help="plan a session's compression against a token budget",
         description="Classify every turn of a session file (any supported format: turns separated by "
-        "---TURN--- lines, Claude Code, Codex, ChatGPT exports, …) and plan how far each may be "
+        "separator lines, Claude Code, Codex, ChatGPT exports, …) and plan how far each may be "
         "compressed. Exit 1 when the plan overflows the budget.",
     )
     p.add_argument("--session", metavar="FILE", help="the session transcript")
     p.add_argument("--budget", metavar="N", help="the token budget (a whole number ≥ 0)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.add_argument("--rules", metavar="NAME|PATH", help="rule pack or rules file (as for classify)")
-    p.add_argument(
-        "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
-    )
+    p.add_argument("--separator", metavar="REGEX", default=None, help=separator_help())
     add_format_arg(p)
     p.set_defaults(func=run)
 

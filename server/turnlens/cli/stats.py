@@ -16,6 +16,7 @@ from turnlens.cli.common import (
     load_rules,
     make_profile,
     report_problems,
+    separator_help,
 )
 
 if TYPE_CHECKING:
@@ -35,9 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
     p.add_argument("--rules", metavar="NAME|PATH", help="rule pack or rules file (as for classify)")
-    p.add_argument(
-        "--separator", metavar="REGEX", default=None, help="turn separator line (default ---TURN---)"
-    )
+    p.add_argument("--separator", metavar="REGEX", default=None, help=separator_help())
     p.add_argument(
         "--html",
         metavar="OUT.html",

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnlens.pipeline.formats import SESSION_GLOBS
 from turnlens.pipeline.formats import names as _format_names
+from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
 from turnlens.pipeline.units import KINDS
 from turnlens.router.settings import RouterSettings, parse_router_settings, router_settings_schema
 
@@ -63,7 +65,7 @@ _LEAVES: dict[str, dict[str, Any]] = {
     },
     "turnSeparator": {
         "type": "string",
-        "default": "---TURN---",
+        "default": DEFAULT_SEPARATOR,
         "markdownDescription": "A regular expression that matches a whole line separating turns. "
         "A document without such a line is one unit.",
     },
@@ -184,9 +186,7 @@ _CLIENT_LEAVES: dict[str, dict[str, Any]] = {
             "**/*.chat.md",
             "**/CLAUDE.md",
             "**/AGENTS.md",
-            "**/*.jsonl",
-            "**/conversations.json",
-            "**/.gemini/**/*.json",
+            *SESSION_GLOBS,
         ],
         "x-scope": "window",
         "markdownDescription": "Documents TurnLens analyses: language ids, or glob patterns of file paths. "
@@ -268,7 +268,7 @@ class Settings:
     debounce_ms: int = 150
     exclude: tuple[str, ...] = ()
     max_document_size: int = 50_000_000
-    turn_separator: str = "---TURN---"
+    turn_separator: str = DEFAULT_SEPARATOR
     format: str = "auto"
     hide_kinds: tuple[str, ...] = ()
     rules_pack: str = "default"

@@ -19,6 +19,7 @@ from turnlens.pipeline.formats.base import (
 
 __all__ = [
     "AUTO",
+    "SESSION_GLOBS",
     "Edit",
     "Format",
     "FormatOptions",
@@ -28,6 +29,7 @@ __all__ = [
     "detect",
     "get_format",
     "names",
+    "readable_name",
 ]
 
 AUTO = "auto"
@@ -51,6 +53,21 @@ _REGISTRY: dict[str, str] = {
 }
 
 DETECT_HEAD = 64 * 1024
+
+# What a folder walk (check, stats, batch, export-pins) reads: files by their ending, and
+# session files by the names agents give them; the formats decide the rest by content.
+FILE_SUFFIXES = (".md", ".txt", ".jsonl", ".json")
+FILE_NAMES = (".aider.chat.history.md", "conversations.json")
+
+
+# Session files an editor should hand to TurnLens beyond Markdown and plain text (the server
+# stays silent on JSON that no format claims).
+SESSION_GLOBS = ("**/*.jsonl", "**/conversations.json", "**/.gemini/**/*.json")
+
+
+def readable_name(name: str) -> bool:
+    """Whether a folder walk should read a file of this name."""
+    return name.endswith(FILE_SUFFIXES) or ".prompt" in name or name in FILE_NAMES
 
 
 def names() -> tuple[str, ...]:
