@@ -185,3 +185,20 @@ def test_input_file_is_never_modified(cli: Cli, tmp_path: Path) -> None:
     before = (prompt.read_bytes(), prompt.stat().st_mtime_ns)
     cli("classify", "--input", prompt, "--json", "--explain")
     assert (prompt.read_bytes(), prompt.stat().st_mtime_ns) == before
+
+
+def test_a_session_file_is_classified_message_by_message(cli: Cli) -> None:
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "claude-session.jsonl"
+    result = cli("classify", "--input", example)
+    assert result.code == 0, result.err
+    lines = [line.split("\t") for line in result.out.splitlines()]
+    assert [line[0] for line in lines] == [str(i) for i in range(1, len(lines) + 1)]
+    assert [line[1] for line in lines].count("user prompt") == 3
+    as_json = json.loads(cli("classify", "--input", example, "--json").out)
+    assert [item["class"] for item in as_json] == [line[2].rstrip("?") for line in lines]
+    # plain text stays one prompt, and naming a format the text is not in is a usage error
+    assert cli("classify", "--input", example.with_name("session.md")).out.count("\n") == 1
+    wrong = cli("classify", "--input", example.with_name("session.md"), "--from", "claude-code")
+    assert wrong.code == 2 and "not a Claude Code session" in wrong.err

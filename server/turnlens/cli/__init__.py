@@ -70,7 +70,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 _CLASSIFY_FLAGS = {"--stdin": "stdin", "--json": "json", "--explain": "explain", "--strict": "strict"}
-_CLASSIFY_VALUES = {"--input": "input", "--rules": "rules"}
+_CLASSIFY_VALUES = {"--input": "input", "--rules": "rules", "--from": "from_format"}
 
 
 def _plain_classify(args: list[str]) -> dict[str, object] | None:
@@ -80,7 +80,7 @@ def _plain_classify(args: list[str]) -> dict[str, object] | None:
     if not args or args[0] != "classify":
         return None
     opts: dict[str, object] = {"stdin": False, "json": False, "explain": False, "strict": False}
-    opts.update(input=None, rules=None, model=[])
+    opts.update(input=None, rules=None, model=[], from_format=None)
     seen: set[str] = set()
     i = 1
     while i < len(args):

@@ -7,17 +7,20 @@ from typing import TYPE_CHECKING
 from turnlens.cli.common import (
     EXIT_FLAGGED,
     EXIT_OK,
+    UsageError,
     add_input_args,
     add_model_arg,
     apply_models,
     load_rules,
     read_input,
+    report_problems,
 )
 
 if TYPE_CHECKING:
     import argparse
 
     from turnlens.core.classify import Classification
+    from turnlens.core.rules import RulePack
 
 HELP = """Print the task class of a prompt or turn: one of
   decision (≤5:1, frozen)   spec (≤3:1, frozen)        code (≤10:1, partly frozen)
@@ -48,6 +51,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "default: the nearest .turnlens.toml, else the default pack",
     )
     p.add_argument("--strict", action="store_true", help="exit 1 when the verdict is SKIP (frozen)")
+    from turnlens.pipeline.formats import AUTO, names
+
+    p.add_argument(
+        "--from",
+        dest="from_format",
+        metavar="FORMAT",
+        default=None,
+        choices=[AUTO, *names()],
+        help="read the input as a session file: one line per message (default for --input: "
+        f"{AUTO}, detected; plain text and prompt files stay one prompt). Formats: {', '.join(names())}",
+    )
     add_model_arg(p)
     p.set_defaults(func=run)
 
@@ -83,11 +97,57 @@ def explain_lines(result: Classification) -> list[str]:
     return out
 
 
+_ONE_PROMPT = ("turns", "prompt-file")  # formats whose text is classified whole, as one prompt
+
+
+def run_session(args: argparse.Namespace, text: str, path: str | None, pack: RulePack) -> int | None:
+    """A session file: one line (or JSON object) per message; None when the input is one prompt."""
+    from turnlens.pipeline.formats import NotATranscript, resolve
+
+    name = args.from_format or ("auto" if path else None)
+    if name is None:
+        return None
+    try:
+        fmt = resolve(name, path, text)
+    except (NotATranscript, ValueError) as exc:
+        raise UsageError(f"turnlens classify: {path or '<stdin>'}: {exc}") from None
+    if fmt.name in _ONE_PROMPT and args.from_format in (None, "auto"):
+        return None
+    from turnlens.pipeline.analyze import analyze
+    from turnlens.pipeline.profile import Profile
+
+    try:
+        analyzed = analyze(text, Profile(format=fmt.name, pack=pack), path=path)
+    except NotATranscript as exc:
+        raise UsageError(f"turnlens classify: {path or '<stdin>'}: {exc}") from None
+    report_problems(path or "<stdin>", analyzed.problems)
+    items = []
+    skip = False
+    for r in analyzed.results:
+        if r.unit.ignored:
+            continue
+        c = r.classification
+        skip = skip or c.verdict == "SKIP"
+        if args.json:
+            items.append({"unit": r.unit.index, "role": r.unit.role, "kind": r.unit.kind, **c.to_json()})
+        else:
+            who = f"{r.unit.role} {r.unit.kind}" if r.unit.role else "turn"
+            print(f"{r.unit.index}\t{who}\t{c.shown_class()}")
+    if args.json:
+        import json
+
+        print(json.dumps(items, ensure_ascii=False, separators=(",", ":")))
+    return EXIT_FLAGGED if args.strict and skip else EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     from turnlens.core.classify import classify
 
     text, path = read_input(args)
     pack = apply_models(load_rules(args.rules, path), args.model, "classify")
+    done = run_session(args, text, str(path) if path else None, pack)
+    if done is not None:
+        return done
     pin = None
     if "<!--" in text:  # an inline `<!-- turnlens: class=… -->` pins the class
         from turnlens.pipeline.units import parse_directives

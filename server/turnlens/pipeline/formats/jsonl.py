@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from turnlens.pipeline.formats.base import Edit, FormatOptions, Problem, Split
+from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, Split
 from turnlens.pipeline.formats.jsonspan import JStr, SpanError, loads_spanned
 from turnlens.pipeline.units import Unit
 
@@ -160,6 +160,8 @@ class JsonlFormat:
         problems: list[Problem] = []
         fresh: dict[str, Any] = dict(memo) if memo else {}
         records = list(iter_records(text_lines(text), problems, fresh))  # the memo, refreshed
+        if not records and any(p.severity == "warning" for p in problems):
+            raise NotATranscript(f"not a {self.label}: no line of it is a JSON record")
         units: list[Unit] = []
         hidden = options.hide_kinds
         for unit in self.read(records, problems):
