@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from turnlens.core.classify import classify
+from turnlens.core.engine import score
 from turnlens.core.plan import applied_ratio, tokens
 from turnlens.core.rules import RulePack
 from turnlens.pipeline.analyze import Analyzed, UnitResult
@@ -29,16 +29,22 @@ def _first_line(text: str) -> str:
 
 
 def _why(r: UnitResult, pack: RulePack | None) -> list[str]:
-    """The reasons behind a unit's labels, in words (rules that fired, the route's reason)."""
+    """The reasons behind a unit's labels, in words: the model's confidence, the rules that
+    fired (with their lines) and the route's reason. Rules are located with the rules engine
+    alone, so a 2,000-message map costs milliseconds, not a model explanation per message."""
     c = r.classification
-    if pack is not None and not c.signals:
-        c = classify(r.unit.text, pack, explain=True, pin=r.unit.pin)
+    signals = c.signals
+    if pack is not None and not signals:
+        signals = score(r.unit.text, pack, explain=True).signals
     out = [
         f"{s.category} +{s.weight}: {s.rule}" + (f" (line {s.line}: {s.text.strip()[:80]})" if s.line else "")
-        for s in c.signals
+        for s in signals
     ]
+    confidence = getattr(c, "confidence", None)
     if c.pinned:
         out.insert(0, "pinned by a directive")
+    elif getattr(c, "engine", "rules") == "model" and confidence is not None:
+        out.insert(0, f"model: {c.task_class} at {confidence:.0%}; the rules that fired are its features")
     if not out:
         out.append("no rule fired: short text counts as chitchat, longer text as context")
     if r.route.source != "role":
