@@ -235,7 +235,8 @@ export class ServerManager implements vscode.Disposable {
         {
           modal: true,
           detail:
-            `Run in a terminal:\n\n  ${install}\n\n(or, from a clone of the TurnLens repository: pip install -e <repo>).\n\n` +
+            `Run in a terminal:\n\n  ${install}\n\n(TurnLens is not on the package index yet: clone its repository, or build a wheel with ` +
+            '`python3 -m pip wheel --no-deps <repo>`; docs/editors/install.md has venv and pipx set-ups.)\n\n' +
             'To use another interpreter, set turnlens.server.python (a path) or turnlens.server.command ' +
             '(the full command, e.g. ["/path/to/python", "-m", "turnlens", "serve"]).',
         },

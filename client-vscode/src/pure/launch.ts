@@ -103,9 +103,10 @@ export function importCheck(python: readonly string[]): Executable {
   return { command: python[0], args: [...python.slice(1), '-c', 'import turnlens'] };
 }
 
-/** The command a user runs to install TurnLens for that interpreter. */
+/** The command a user runs to install TurnLens for that interpreter (TurnLens is installed from
+ * a checkout of its repository or a wheel built from one; it is not on the package index yet). */
 export function installCommand(python: readonly string[]): string {
-  return `${displayArgv(python)} -m pip install turnlens`;
+  return `${displayArgv(python)} -m pip install <path to a TurnLens checkout or wheel>`;
 }
 
 /** The message shown when `import turnlens` fails (or the interpreter is missing). */

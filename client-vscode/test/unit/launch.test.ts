@@ -76,7 +76,10 @@ describe('helpers', () => {
 
   it('quotes what a shell would split', () => {
     assert.equal(displayArgv(['/a b/python', '-c', "it's"]), `'/a b/python' -c 'it'\\''s'`);
-    assert.equal(installCommand(['/venv/bin/python']), '/venv/bin/python -m pip install turnlens');
+    assert.equal(
+      installCommand(['/venv/bin/python']),
+      '/venv/bin/python -m pip install <path to a TurnLens checkout or wheel>',
+    );
   });
 
   it('explains a missing interpreter and a missing package differently', () => {

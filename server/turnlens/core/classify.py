@@ -115,6 +115,13 @@ def from_score(result: Score, pack: RulePack, *, pin: str | None = None) -> Clas
     name = pin if pin is not None else decide(result, pack)
     if name is None:  # a class pack always has a fallback; guard for custom packs
         name = pack.categories[-1]
+    return _of_class(name, result, pinned=pin is not None)
+
+
+def _of_class(
+    name: str, result: Score, *, pinned: bool = False, overridden_by: tuple[str, ...] = ()
+) -> Classification:
+    """A classification decided without the model: by the rules, a pin, or the user's rules."""
     tc = task_class(name)
     return Classification(
         task_class=tc.name,
@@ -125,7 +132,8 @@ def from_score(result: Score, pack: RulePack, *, pin: str | None = None) -> Clas
         lines=result.lines,
         scores=result.scores,
         signals=result.signals,
-        pinned=pin is not None,
+        pinned=pinned,
+        overridden_by=overridden_by,
     )
 
 
@@ -213,18 +221,7 @@ def classify(
     user = user_decision(result, pack)
     if user is not None:
         name, fired = user
-        tc = task_class(name)
-        return Classification(
-            task_class=tc.name,
-            max_ratio=tc.max_ratio,
-            frozen=tc.frozen,
-            verdict=tc.verdict,
-            words=result.words,
-            lines=result.lines,
-            scores=result.scores,
-            signals=result.signals,
-            overridden_by=fired,
-        )
+        return _of_class(name, result, overridden_by=fired)
     return from_model(text, result, model, explain=explain)
 
 

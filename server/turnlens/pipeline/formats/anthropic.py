@@ -21,11 +21,10 @@ from turnlens.pipeline.formats.jsondoc import (
     keys_in,
     looks_like_lines,
     offset_of,
-    plain,
     refuse,
     whole,
 )
-from turnlens.pipeline.formats.jsonspan import JStr
+from turnlens.pipeline.formats.jsonspan import JStr, plain
 from turnlens.pipeline.units import Unit
 
 _BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"})

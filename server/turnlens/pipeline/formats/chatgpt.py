@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from turnlens.pipeline.formats.base import FormatOptions, Problem, Split
-from turnlens.pipeline.formats.jsondoc import Doc, JsonDocFormat, keys_in, offset_of, plain, refuse, whole
-from turnlens.pipeline.formats.jsonspan import JStr, SpanError, raw_decode_spanned
+from turnlens.pipeline.formats.jsondoc import Doc, JsonDocFormat, keys_in, offset_of, refuse, whole
+from turnlens.pipeline.formats.jsonspan import JStr, SpanError, plain, raw_decode_spanned
 from turnlens.pipeline.units import Unit
 
 # content types with no text worth a label (images, pairing notices, …): passed over quietly

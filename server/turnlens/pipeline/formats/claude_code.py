@@ -16,7 +16,7 @@ from typing import Any
 
 from turnlens.pipeline.formats.base import Problem
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
-from turnlens.pipeline.formats.jsonspan import JStr
+from turnlens.pipeline.formats.jsonspan import JStr, plain
 from turnlens.pipeline.units import Unit
 
 # line types that carry no conversation text: passed over without a word
@@ -47,8 +47,8 @@ class ClaudeCodeFormat(JsonlFormat):
 
     def title_of(self, record: Record) -> str | None:
         obj = record.obj
-        if isinstance(obj, dict) and _plain(obj.get("type")) == "summary":
-            return _plain(obj.get("summary"))
+        if isinstance(obj, dict) and plain(obj.get("type")) == "summary":
+            return plain(obj.get("summary"))
         return None
 
     def read(self, records: Iterable[Record], problems: list[Problem]) -> Iterator[Unit]:
@@ -59,7 +59,7 @@ class ClaudeCodeFormat(JsonlFormat):
             if not isinstance(obj, dict):
                 problems.append(Problem(r.line, "not a Claude Code entry (expected a JSON object)"))
                 continue
-            kind = _plain(obj.get("type"))
+            kind = plain(obj.get("type"))
             if kind == "user":
                 self._user(r, obj, units)
             elif kind == "assistant":
@@ -89,7 +89,7 @@ class ClaudeCodeFormat(JsonlFormat):
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
                 continue
-            btype = _plain(block.get("type"))
+            btype = plain(block.get("type"))
             if btype == "text":
                 _add(units, make_unit(r, block.get("text"), role, kind))
             elif btype == "tool_result":
@@ -98,7 +98,7 @@ class ClaudeCodeFormat(JsonlFormat):
                     _add(units, make_unit(r, inner, "tool", "tool_result"))
                 elif isinstance(inner, list):
                     for part in inner:
-                        if isinstance(part, dict) and _plain(part.get("type")) == "text":
+                        if isinstance(part, dict) and plain(part.get("type")) == "text":
                             _add(units, make_unit(r, part.get("text"), "tool", "tool_result"))
 
     def _assistant(self, r: Record, obj: dict[str, Any], units: list[Unit]) -> None:
@@ -110,14 +110,14 @@ class ClaudeCodeFormat(JsonlFormat):
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
                 continue
-            btype = _plain(block.get("type"))
+            btype = plain(block.get("type"))
             if btype == "text":
                 _add(units, make_unit(r, block.get("text"), "assistant", "reply"))
             elif btype == "thinking":
                 _add(units, make_unit(r, block.get("thinking"), "assistant", "thinking"))
             elif btype == "tool_use":
                 name = block.get("name")
-                text = tool_call_text(_plain(name) or "tool", block.get("input"))
+                text = tool_call_text(plain(name) or "tool", block.get("input"))
                 _add(units, make_unit(r, name, "assistant", "tool_call", text=text))
 
 
@@ -140,10 +140,6 @@ def unspan(value: Any) -> Any:
     if isinstance(value, list):
         return [unspan(v) for v in value]
     return value
-
-
-def _plain(value: Any) -> str | None:
-    return value.text if isinstance(value, JStr) else value if isinstance(value, str) else None
 
 
 def _add(units: list[Unit], unit: Unit | None) -> None:

@@ -14,7 +14,6 @@ items and `{"record_type": "state"}` lines.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 from turnlens.pipeline.formats.base import Problem
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
-from turnlens.pipeline.formats.jsonspan import JStr
+from turnlens.pipeline.formats.jsonspan import JStr, decoded_json, plain
 from turnlens.pipeline.units import Unit
 
 _ENVELOPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
@@ -60,10 +59,6 @@ _INJECTED = re.compile(
     r"|<turn_aborted>|<user_shell_command>|<permissions instructions>|<collaboration_mode>)"
 )
 _ROLLOUT_NAME = re.compile(r"(?:^|/)rollout-[^/]*\.jsonl$")
-
-
-def _plain(value: Any) -> str | None:
-    return value.text if isinstance(value, JStr) else value if isinstance(value, str) else None
 
 
 def _is_record(obj: Any) -> int:
@@ -138,7 +133,7 @@ class CodexFormat(JsonlFormat):
             if not isinstance(obj, dict):
                 problems.append(Problem(r.line, "not a Codex rollout line (expected a JSON object)"))
                 continue
-            kind = _plain(obj.get("type"))
+            kind = plain(obj.get("type"))
             payload = obj.get("payload")
             if kind in _ENVELOPES and isinstance(payload, dict):
                 yield from self._enveloped(r, kind, payload, turn, problems, unknown)
@@ -167,7 +162,7 @@ class CodexFormat(JsonlFormat):
         if kind == "response_item":
             yield from self._item(r, payload, turn, problems, unknown)
         elif kind == "turn_context":
-            effort = _plain(payload.get("effort"))
+            effort = plain(payload.get("effort"))
             turn.effort = effort
             # a turn_context written after its turn's prompt (older Codex) still applies to it
             turn.pending = [u._replace(effort_used=effort) if u.kind == "prompt" else u for u in turn.pending]
@@ -177,11 +172,11 @@ class CodexFormat(JsonlFormat):
             if unit is not None:
                 yield unit
         elif kind == "event_msg":
-            etype = _plain(payload.get("type"))
+            etype = plain(payload.get("type"))
             if etype in _ECHOES:
                 field = "text" if etype == "agent_reasoning" else "message"
                 value = payload.get(field)
-                text = _plain(value)
+                text = plain(value)
                 if text and text.strip() and turn.first(_ECHOES[etype], text, "event"):
                     if etype == "user_message":
                         self._prompt(r, value, turn)
@@ -198,7 +193,7 @@ class CodexFormat(JsonlFormat):
         # session_meta: the session's header (id, cwd, version, base instructions) is not a turn
 
     def _prompt(self, r: Record, value: Any, turn: _Turn) -> None:
-        text = _plain(value) or ""
+        text = plain(value) or ""
         if _INJECTED.match(text):
             unit = make_unit(r, value, "system", "system")
         else:
@@ -214,14 +209,14 @@ class CodexFormat(JsonlFormat):
         problems: list[Problem],
         unknown: set[str],
     ) -> Iterator[Unit]:
-        itype = _plain(item.get("type"))
+        itype = plain(item.get("type"))
         if itype == "message":
-            role = _plain(item.get("role"))
+            role = plain(item.get("role"))
             content = item.get("content")
             parts = content if isinstance(content, list) else [content]
             for part in parts:
                 value = part.get("text") if isinstance(part, dict) else part
-                text = (_plain(value) or "").strip()
+                text = (plain(value) or "").strip()
                 if not text:
                     continue
                 if role == "user":
@@ -244,7 +239,7 @@ class CodexFormat(JsonlFormat):
                 pieces = item.get(field)
                 for part in pieces if isinstance(pieces, list) else ():
                     value = part.get("text") if isinstance(part, dict) else None
-                    text = (_plain(value) or "").strip()
+                    text = (plain(value) or "").strip()
                     if text and (field == "content" or turn.first("thinking", text, "item")):
                         unit = make_unit(r, value, "assistant", "thinking")
                         if unit is not None:
@@ -253,14 +248,18 @@ class CodexFormat(JsonlFormat):
             name = item.get("name")
             args = item.get("arguments" if itype == "function_call" else "input")
             unit = make_unit(
-                r, name, "assistant", "tool_call", text=tool_call_text(_plain(name) or "tool", _decoded(args))
+                r,
+                name,
+                "assistant",
+                "tool_call",
+                text=tool_call_text(plain(name) or "tool", decoded_json(args)),
             )
             if unit is not None:
                 yield unit
         elif itype == "local_shell_call":
             action = item.get("action")
             command = action.get("command") if isinstance(action, dict) else None
-            words = [_plain(w) or "" for w in command] if isinstance(command, list) else []
+            words = [plain(w) or "" for w in command] if isinstance(command, list) else []
             anchor = command[0] if isinstance(command, list) and command else None
             unit = make_unit(r, anchor, "assistant", "tool_call", text=f"shell: {' '.join(words)}")
             if unit is not None:
@@ -268,8 +267,8 @@ class CodexFormat(JsonlFormat):
         elif itype == "web_search_call":
             action = item.get("action")
             query = action.get("query") if isinstance(action, dict) else None
-            unit = make_unit(r, query, "assistant", "tool_call", text=f"web_search: {_plain(query) or ''}")
-            if unit is not None and _plain(query):
+            unit = make_unit(r, query, "assistant", "tool_call", text=f"web_search: {plain(query) or ''}")
+            if unit is not None and plain(query):
                 yield unit
         elif itype in ("function_call_output", "custom_tool_call_output"):
             yield from _outputs(r, item.get("output"))
@@ -278,21 +277,10 @@ class CodexFormat(JsonlFormat):
             problems.append(Problem(r.line, f"unknown response item {itype!r} passed over", "info"))
 
 
-def _decoded(args: Any) -> Any:
-    """Function arguments are JSON written into a string: the decoded value where it parses."""
-    text = _plain(args)
-    if text is None:
-        return args
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 def _outputs(r: Record, output: Any) -> Iterator[Unit]:
     """A tool's output: a string (older Codex wrapped it as JSON `{output, metadata}`), or parts."""
     if isinstance(output, JStr):
-        inner = _decoded(output)
+        inner = decoded_json(output)
         text = inner.get("output") if isinstance(inner, dict) else None
         unit = make_unit(r, output, "tool", "tool_result", text=text if isinstance(text, str) else None)
         if unit is not None:

@@ -24,12 +24,11 @@ from turnlens.pipeline.formats.jsondoc import (
     JsonDocFormat,
     keys_in,
     offset_of,
-    plain,
     refuse,
     whole,
 )
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
-from turnlens.pipeline.formats.jsonspan import JStr
+from turnlens.pipeline.formats.jsonspan import JStr, plain
 from turnlens.pipeline.units import Unit
 
 _TYPES = frozenset({"user", "gemini", "info", "error", "warning"})

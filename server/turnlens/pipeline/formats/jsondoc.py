@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, Split
-from turnlens.pipeline.formats.jsonspan import JStr, SpanError, loads_spanned
+from turnlens.pipeline.formats.jsonspan import JStr, SpanError, loads_spanned, plain
 from turnlens.pipeline.units import Unit
 
 
@@ -60,13 +60,6 @@ class Doc:
         else:  # no position known (a document whose strings could not be paired)
             start = end = 0
         return Unit(0, start, end, body, None, False, role, kind, effort_used, self.line_of(start))
-
-
-def plain(value: Any) -> str | None:
-    """The text of a spanned or plain string (None for anything else)."""
-    if isinstance(value, JStr):
-        return value.text
-    return value if isinstance(value, str) else None
 
 
 def offset_of(value: Any) -> int:

@@ -64,6 +64,22 @@ def text_of(value: Any) -> str | None:
     return value.text if isinstance(value, JStr) else None
 
 
+def plain(value: Any) -> str | None:
+    """The text of a spanned or plain string (None for anything else)."""
+    return value.text if isinstance(value, JStr) else value if isinstance(value, str) else None
+
+
+def decoded_json(value: Any) -> Any:
+    """A JSON value written into a string (tool-call arguments): decoded where it parses."""
+    text = plain(value)
+    if text is None:
+        return value
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 _DECODER = json.JSONDecoder()
 
 

@@ -26,12 +26,11 @@ from turnlens.pipeline.formats.jsondoc import (
     JsonDocFormat,
     looks_like_lines,
     offset_of,
-    plain,
     refuse,
     whole,
 )
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
-from turnlens.pipeline.formats.jsonspan import JStr
+from turnlens.pipeline.formats.jsonspan import JStr, decoded_json, plain
 from turnlens.pipeline.units import Unit
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -107,18 +106,8 @@ def message_units(msg: Any, make: Make, report: Report) -> Iterator[Unit]:
     for fn in functions:
         if isinstance(fn, dict):
             name = fn.get("name")
-            text = tool_call_text(plain(name) or "tool", _decoded(fn.get("arguments")))
+            text = tool_call_text(plain(name) or "tool", decoded_json(fn.get("arguments")))
             yield from _some(make(name, "assistant", "tool_call", text))
-
-
-def _decoded(args: Any) -> Any:
-    text = plain(args)
-    if text is None:
-        return args
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _some(unit: Unit | None) -> Iterator[Unit]:
