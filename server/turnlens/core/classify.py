@@ -118,10 +118,9 @@ def from_score(result: Score, pack: RulePack, *, pin: str | None = None) -> Clas
     return _of_class(name, result, pinned=pin is not None)
 
 
-def _of_class(
-    name: str, result: Score, *, pinned: bool = False, overridden_by: tuple[str, ...] = ()
-) -> Classification:
-    """A classification decided without the model: by the rules, a pin, or the user's rules."""
+def _of_class(name: str, result: Score, **answer: Any) -> Classification:
+    """A class and the score it came with; `answer` carries how it was decided (pinned,
+    overridden_by, or the model's confidence, probabilities and features)."""
     tc = task_class(name)
     return Classification(
         task_class=tc.name,
@@ -132,8 +131,7 @@ def _of_class(
         lines=result.lines,
         scores=result.scores,
         signals=result.signals,
-        pinned=pinned,
-        overridden_by=overridden_by,
+        **answer,
     )
 
 
@@ -178,7 +176,6 @@ def from_model(
 
     features = features_from_score(text, result)
     prediction = model.predict(features)
-    tc = task_class(prediction.label)
     contributions: tuple[Contribution, ...] = ()
     rule_weights: dict[str, float] | None = None
     if explain:
@@ -188,15 +185,9 @@ def from_model(
             c.key[2:]: c.weight for c in model.contributions(features, prediction.label) if c.kind == "d"
         }
         rule_weights = {s.rule: pushes[s.rule] for s in result.signals if s.rule in pushes}
-    return Classification(
-        task_class=tc.name,
-        max_ratio=tc.max_ratio,
-        frozen=tc.frozen,
-        verdict=tc.verdict,
-        words=result.words,
-        lines=result.lines,
-        scores=result.scores,
-        signals=result.signals,
+    return _of_class(
+        task_class(prediction.label).name,
+        result,
         confidence=prediction.confidence,
         engine="model",
         probabilities=prediction.probabilities,
