@@ -1,3 +1,3 @@
-from turnlens.cli import main
+from turnlens.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -20,6 +20,10 @@ TEXTS = [
     "COMMİT now",
     "line one\r\nline two\r\n",
     "x" * 30_000,
+    "fields\x1cand\x1frecords\x1d split words\x1e too",  # str.split() separates at these
+    "Revisión del PR: falta un test, por lo demás LGTM",  # set hits `re` must confirm off ASCII
+    "Código revisado — mergeamos mañana. Ship it!",
+    "As a 用户 I want to export CSV so that I can audit",
 ]
 
 

@@ -104,6 +104,34 @@ def _plain_classify(args: list[str]) -> dict[str, object] | None:
     return opts
 
 
+# commands that start no thread or process and hold no file open once they return, so the
+# console script may end the process without the interpreter's teardown
+_QUICK_EXIT = ("classify", "route")
+
+
+def entry() -> None:
+    """The console script: `main`, then a quick exit after the one-shot commands.
+
+    Freeing every object of a process that is about to end (the model's vocabulary, the
+    compiled patterns, each module) costs a short `turnlens classify` ~6 ms, a third of
+    its own time; `os._exit` after flushing the output skips it.
+    """
+    code = main()
+    words = [a for a in sys.argv[1:2] if not a.startswith("-")]
+    if words and words[0] in _QUICK_EXIT:
+        import os
+
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BrokenPipeError:
+            code = code or 0
+        except OSError:
+            raise SystemExit(code) from None
+        os._exit(code)
+    raise SystemExit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     plain = _plain_classify(args_list)

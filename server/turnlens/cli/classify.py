@@ -102,11 +102,11 @@ _ONE_PROMPT = ("turns", "prompt-file")  # formats whose text is classified whole
 
 def run_session(args: argparse.Namespace, text: str, path: str | None, pack: RulePack) -> int | None:
     """A session file: one line (or JSON object) per message; None when the input is one prompt."""
-    from turnlens.pipeline.formats import NotATranscript, resolve
-
     name = args.from_format or ("auto" if path else None)
     if name is None:
         return None
+    from turnlens.pipeline.formats import NotATranscript, resolve
+
     try:
         fmt = resolve(name, path, text)
     except (NotATranscript, ValueError) as exc:

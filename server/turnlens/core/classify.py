@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnlens.core.classes import Frozen, task_class
-from turnlens.core.engine import Score, Signal, _matcher, _PackMatcher, normalize_newlines, score
+from turnlens.core.engine import Score, Signal, _matcher, _PackMatcher, _set_input, normalize_newlines, score
 from turnlens.core.rules import RulePack, builtin_pack
 
 if TYPE_CHECKING:
@@ -261,9 +261,8 @@ def classify_many(
     Which rules fire on a text is decided by what the RE2 sets report and by which side
     of each rule's word and line bounds its counts fall. Texts that agree on those get
     the same answer but for their counts, so everything after the set pass is done once
-    per combination (a transcript repeats a few hundred). A text whose hits need a
-    confirmation by `re` (set translations that are exact on ASCII text only, on a
-    non-ASCII text) takes the one-text path.
+    per combination (a transcript repeats a few hundred). Hits the set cannot vouch for
+    (translations exact on ASCII text only, on a non-ASCII text) are confirmed by `re` first.
     """
     pack = pack or builtin_pack("default")
     texts = list(texts)
@@ -284,34 +283,65 @@ def classify_many(
     return out
 
 
+# str.split() separates words at these ASCII characters (and at more, outside ASCII)
+_ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+_SPACE_OR_WORD = bytes(32 if i in _ASCII_SPACE else 120 for i in range(256))
+
+
+def _ascii_words(data: bytes) -> int:
+    """`len(text.split())` of an ASCII text, from its bytes, without building the words: each
+    byte becomes a space or an `x`, and a word starts at every `x` after a space."""
+    marks = data.translate(_SPACE_OR_WORD)
+    return marks.count(b" x") + (marks[:1] == b"x")
+
+
 def _classify_batch(
     texts: list[str], pack: RulePack, matcher: _PackMatcher, batch: _Batch
 ) -> list[Classification]:
-    # per set: the compiled set and, by its local index, the rules `re` must confirm on ASCII text
+    # per set: the compiled set and, by its local index, the rules `re` must confirm, on ASCII
+    # text and on any text
     sets = [
-        (rset, {k: matcher.in_set[g] for k, g in enumerate(indices) if not matcher.in_set[g].exact})
+        (
+            rset,
+            {k: matcher.in_set[g] for k, g in enumerate(indices) if not matcher.in_set[g].exact},
+            {k: matcher.in_set[g] for k, g in enumerate(indices) if not matcher.in_set[g].exact_any},
+        )
         for rset, indices in matcher.set.sets
     ]
     word_cuts, line_cuts, answers = batch.word_cuts, batch.line_cuts, batch.answers
     out: list[Classification] = []
     append = out.append
+    new = tuple.__new__  # a known answer with this text's counts, without the keyword __new__
+    marks_of, space_or_word = bytes.translate, _SPACE_OR_WORD
     for text in texts:
         if "\r" in text:
             text = normalize_newlines(text)
-        if len(text) > 1 << 20 or not text.isascii():
-            append(classify(text, pack))  # long or non-ASCII: counted and confirmed one by one
+        if len(text) > 1 << 20:
+            append(classify(text, pack))  # long: counted and confirmed on its own
             continue
-        data = text.encode("ascii")
-        words = len(text.split())
+        if text.isascii():
+            data = text.encode("ascii")
+            marks = marks_of(data, space_or_word)  # as `_ascii_words`, inline: once per turn
+            words = marks.count(b" x") + (marks[:1] == b"x")
+            confirm = 1
+        else:
+            utf8 = _set_input(text)
+            if utf8 is None:  # what the set cannot read (`ı`, `İ`, lone surrogates)
+                append(classify(text, pack))
+                continue
+            data = utf8
+            words = len(text.split())
+            confirm = 2
         lines = text.count("\n") + 1
         if text.endswith("\n"):
             lines -= len(text) - len(text.rstrip("\n"))
         key: list[Any] = [bisect_left(word_cuts, words + 1), bisect_left(line_cuts, lines + 1)]
-        for rset, unsure in sets:
-            hits = rset.Match(data)
+        for entry in sets:
+            hits = entry[0].Match(data)
             if not hits:
                 key.append(None)
                 continue
+            unsure = entry[confirm]
             if unsure:
                 # a hit `re` does not confirm is no hit: keep only the confirmed ones
                 hits = [k for k in hits if k not in unsure or unsure[k].find(data, text) is not None]
@@ -327,8 +357,9 @@ def _classify_batch(
         else:
             a = answer
             append(
-                Classification(
-                    a.task_class, a.max_ratio, a.frozen, a.verdict, words, lines, a.scores.copy(), a.signals
+                new(
+                    Classification,
+                    (a.task_class, a.max_ratio, a.frozen, a.verdict, words, lines, a.scores.copy(), *a[7:]),
                 )
             )
     return out

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from itertools import pairwise
+from typing import NamedTuple
 
 HEAD = 1500
 TAIL = 500
@@ -32,8 +32,7 @@ _TOKEN = re.compile(r"\w+|[^\w\s]+")
 _CODE_LINE = re.compile(r"^(?:\t| {4,}).*\S|.*[;{}]\s*$|^\s*[#/]{1,2} ?\w|^\s*[<>$]{1,3} ")
 
 
-@dataclass(frozen=True, slots=True)
-class Features:
+class Features(NamedTuple):
     """The features of one text, by kind, each kind a tuple of distinct keys (sorted order is
     not needed: scoring sums weights, and explanations sort by contribution)."""
 

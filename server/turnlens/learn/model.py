@@ -16,10 +16,9 @@ import json
 import math
 import sys
 from array import array
-from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnlens.learn.features import Features
 
@@ -33,9 +32,11 @@ class ModelError(ValueError):
     """A model file that cannot be used; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class Contribution:
-    """One feature's push toward a class: its kind, key and signed weight (in logit units)."""
+class Contribution(NamedTuple):
+    """One feature's push toward a class: its kind, key and signed weight (in logit units).
+
+    Named tuples, not dataclasses, here and in `features`: a one-shot `turnlens classify`
+    would spend more importing `dataclasses` and generating methods than scoring the text."""
 
     kind: str
     key: str
@@ -60,8 +61,7 @@ class Contribution:
         return {"feature": self.label(), "kind": KIND_NAMES[self.kind], "weight": round(self.weight, 3)}
 
 
-@dataclass(frozen=True, slots=True)
-class Prediction:
+class Prediction(NamedTuple):
     label: str
     confidence: float
     probabilities: dict[str, float]

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from turnlens.core.safe_re import PatternError, SafePattern, cost_problem
 from turnlens.pipeline.formats.base import Edit, FormatOptions, Split
-from turnlens.pipeline.units import NO_DIRECTIVES, Unit, parse_directives
+from turnlens.pipeline.units import Unit, parse_directives
 
 DEFAULT_SEPARATOR = "---TURN---"
 MAX_SEPARATOR_LENGTH = 1000
@@ -148,21 +148,18 @@ def _units_between(text: str, view: str, seps: list[tuple[int, int]]) -> list[Un
     has_comment = "<!--" in text
     file_ignored = parse_directives(text).ignore_file if has_comment else False
     units: list[Unit] = []
+    append = units.append
+    make = Unit._make  # positional: a transcript has thousands of turns
     for start, end in spans:
         chunk = text[start:end]
         if not chunk or chunk.isspace():
             continue
-        d = parse_directives(chunk) if has_comment and "<!--" in chunk else NO_DIRECTIVES
-        units.append(
-            Unit(
-                index=len(units) + 1,
-                start=start,
-                end=end,
-                text=chunk,
-                pin=d.pin,
-                ignored=d.ignore or file_ignored,
-            )
-        )
+        if has_comment and "<!--" in chunk:
+            d = parse_directives(chunk)
+            pin, ignored = d.pin, d.ignore or file_ignored
+        else:
+            pin, ignored = None, file_ignored
+        append(make((len(units) + 1, start, end, chunk, pin, ignored, None, None, None, 0, None)))
     return units
 
 
