@@ -385,7 +385,12 @@ def bench_throughput(cfg: Config) -> list[Result]:
 
         return run
 
-    default, reference = builtin_pack("default"), builtin_pack("reference")
+    from turnlens.core.rules import rules_only
+
+    # the rules engine (the targets) and, next to it, the default path, where the learned
+    # model decides each turn's class
+    model_pack = builtin_pack("default")
+    default, reference = rules_only(model_pack), builtin_pack("reference")
     small, large = workloads.transcript_workload(500_000), workloads.transcript_workload(5_000_000)
     medium = workloads.transcript_workload(1_000_000)
     for wl in (small, large):
@@ -399,7 +404,7 @@ def bench_throughput(cfg: Config) -> list[Result]:
                 wl.nbytes,
                 time_runs(batch(wl.text, default), reps),
                 target=70.0 if wl is large else None,
-                note=f"{wl.nturns:,} turns, default pack (rules engine); as `plan` and the API do",
+                note=f"{wl.nturns:,} turns, default pack, rules engine; as `plan` and the API do",
             )
         )
         out.append(
@@ -409,7 +414,17 @@ def bench_throughput(cfg: Config) -> list[Result]:
                 wl.nbytes,
                 time_runs(fast(wl.text, default), reps),
                 target=50.0,
-                note=f"{wl.nturns:,} turns, default pack; as the server's unit cache does",
+                note=f"{wl.nturns:,} turns, default pack, rules engine; as the server's unit cache does",
+            )
+        )
+    for wl, reps in ((small, cfg.pick(3, 1)), (large, cfg.pick(2, 1))):
+        out.append(
+            from_rates(
+                "throughput",
+                f"core throughput, {wl.name}, default path (learned model)",
+                wl.nbytes,
+                time_runs(batch(wl.text, model_pack), reps),
+                note=f"{wl.nturns:,} turns; the rules' firings are features of the model",
             )
         )
     naive = "the naive port: `score_plain`, one `re` per rule, line by line"

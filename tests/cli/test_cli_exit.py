@@ -10,7 +10,9 @@ from tests.cli.conftest import run_turnlens
 
 
 def test_classify_prints_and_exits_with_its_code() -> None:
-    r = run_turnlens("classify", "--stdin", "--strict", "--json", stdin=b"Decision: we ship option B on Monday.")
+    r = run_turnlens(
+        "classify", "--stdin", "--strict", "--json", stdin=b"Decision: we ship option B on Monday."
+    )
     assert r.code == 1, r.err  # --strict: a frozen (SKIP) verdict exits 1
     assert r.out.startswith("{") and r.out.rstrip().endswith("}")
     assert '"verdict":"SKIP"' in r.out

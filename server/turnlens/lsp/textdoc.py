@@ -9,6 +9,7 @@ and `\\r`. Columns are counted in the negotiated position encoding.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -55,7 +56,9 @@ class Document:
         self.encoding = encoding
         self.version = version
         self._text = text
-        self._starts: list[int] | None = None
+        # line starts as 8-byte machine integers: a 5 MB transcript has ~110,000 lines, which
+        # as a list of ints would take 3.4 MB instead of 0.9
+        self._starts: array[int] | None = None
         self._dirty: tuple[int, int] | None = None
 
     @property
@@ -77,7 +80,7 @@ class Document:
         if self._starts is None:
             text = self._text
             if "\r" in text:
-                self._starts = [0, *(m.end() for m in _BREAK.finditer(text))]
+                self._starts = array("q", [0, *(m.end() for m in _BREAK.finditer(text))])
             else:
                 starts = [0]
                 find = text.find
@@ -85,7 +88,7 @@ class Document:
                 while i >= 0:
                     starts.append(i + 1)
                     i = find("\n", i + 1)
-                self._starts = starts
+                self._starts = array("q", starts)
         return self._starts
 
     def line_text(self, line: int) -> str:
@@ -150,7 +153,7 @@ class Document:
                 self._starts = None
         self.version = version
 
-    def _shift_starts(self, start: int, end: int, inserted: str) -> list[int] | None:
+    def _shift_starts(self, start: int, end: int, inserted: str) -> array[int] | None:
         """Update the line index after replacing [start, end) without rescanning the text."""
         starts = self._starts
         if (
@@ -161,9 +164,9 @@ class Document:
             return None
         lo = bisect_right(starts, start)
         hi = bisect_right(starts, end)
-        new = [start + m + 1 for m in _newlines(inserted)]
+        new = array("q", [start + m + 1 for m in _newlines(inserted)])
         delta = len(inserted) - (end - start)
-        tail = [s + delta for s in starts[hi:]] if delta else starts[hi:]
+        tail = array("q", [s + delta for s in starts[hi:]]) if delta else starts[hi:]
         return starts[:lo] + new + tail
 
 
