@@ -22,7 +22,20 @@ TEXTS = [
 
 
 def _tokens(text: str) -> set[str]:
-    return set(re.findall(r"\w+|[^\w\s]+", region(text)))
+    """Words as the model reads them: runs of word characters, runs of punctuation, and each
+    Chinese or Japanese character on its own."""
+    cjk = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    return set(re.findall(rf"[{cjk}]|[^\W{cjk}]+|[^\w\s]+", region(text)))
+
+
+def test_chinese_is_read_one_character_at_a_time() -> None:
+    """`谢谢` is the bigram of two one-character words, not one opaque word."""
+    from turnlens.learn.features import extract
+
+    f = extract("收到，谢谢！", [], 1, 1)
+    assert "谢" in f.words and "收" in f.words
+    assert "谢 谢" in f.bigrams and "收 到" in f.bigrams
+    assert "收到" not in f.words
 
 
 @pytest.mark.parametrize("text", TEXTS)

@@ -255,6 +255,14 @@ def test_emoji_count_as_one_code_point() -> None:
     assert resolve_offline("👋" * 12).source == "classifier"
 
 
+def test_chinese_japanese_korean_characters_count_as_three() -> None:
+    """Five characters say "commit and push": not too short; two ("继续", "go on") are."""
+    assert resolve_offline("提交并推送").source != "short"
+    assert resolve_offline("テスト追加").source != "short"
+    assert resolve_offline("继续").source == "short"
+    assert resolve_offline("ok 好").source == "short"  # 3 + 3: under 12
+
+
 def test_min_length_is_a_setting() -> None:
     assert resolve_offline("Fix the bug now", settings(minLength=20)).source == "short"
     assert resolve_offline("hey", settings(minLength=0)).source == "classifier"

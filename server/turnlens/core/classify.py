@@ -14,7 +14,16 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnlens.core.classes import Frozen, task_class
-from turnlens.core.engine import Score, Signal, _matcher, _PackMatcher, _set_input, normalize_newlines, score
+from turnlens.core.engine import (
+    SPACE_OR_WORD,
+    Score,
+    Signal,
+    _matcher,
+    _PackMatcher,
+    _set_input,
+    normalize_newlines,
+    score,
+)
 from turnlens.core.rules import RulePack, builtin_pack
 
 if TYPE_CHECKING:
@@ -283,18 +292,6 @@ def classify_many(
     return out
 
 
-# str.split() separates words at these ASCII characters (and at more, outside ASCII)
-_ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
-_SPACE_OR_WORD = bytes(32 if i in _ASCII_SPACE else 120 for i in range(256))
-
-
-def _ascii_words(data: bytes) -> int:
-    """`len(text.split())` of an ASCII text, from its bytes, without building the words: each
-    byte becomes a space or an `x`, and a word starts at every `x` after a space."""
-    marks = data.translate(_SPACE_OR_WORD)
-    return marks.count(b" x") + (marks[:1] == b"x")
-
-
 def _classify_batch(
     texts: list[str], pack: RulePack, matcher: _PackMatcher, batch: _Batch
 ) -> list[Classification]:
@@ -312,7 +309,7 @@ def _classify_batch(
     out: list[Classification] = []
     append = out.append
     new = tuple.__new__  # a known answer with this text's counts, without the keyword __new__
-    marks_of, space_or_word = bytes.translate, _SPACE_OR_WORD
+    marks_of, space_or_word = bytes.translate, SPACE_OR_WORD
     for text in texts:
         if "\r" in text:
             text = normalize_newlines(text)
@@ -321,7 +318,7 @@ def _classify_batch(
             continue
         if text.isascii():
             data = text.encode("ascii")
-            marks = marks_of(data, space_or_word)  # as `_ascii_words`, inline: once per turn
+            marks = marks_of(data, space_or_word)  # as `words_in`, inline: once per turn
             words = marks.count(b" x") + (marks[:1] == b"x")
             confirm = 1
         else:

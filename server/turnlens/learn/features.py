@@ -6,7 +6,8 @@ model scores exactly the features it was trained on. Four kinds:
 - `c` character 3–4-grams of the lower-cased text (digits folded to 0): they
   carry markup (fences, diff hunks, `>>>`), morphology and every script,
   including Chinese where there are no spaces between words;
-- `w` word unigrams and `b` word bigrams (the phrasing: "otherwise lgtm");
+- `w` word unigrams and `b` word bigrams (the phrasing: "otherwise lgtm"; in Chinese and
+  Japanese, each character is a word, so the bigrams are the two-character words);
 - `d` dense signals: the rule pack's firings (`r:<rule id>`), what the rules
   alone would answer (`top:<class>`, scores in steps), and the text's shape
   (word and line counts in buckets, how much of it looks like code).
@@ -28,7 +29,10 @@ CHAR_SIZES = (3, 4)
 MAX_TOKENS = 400
 
 _DIGIT = re.compile(r"[1-9]")
-_TOKEN = re.compile(r"\w+|[^\w\s]+")
+# Chinese and Japanese write words without spaces: each ideograph or kana is a token of its
+# own, so that the word bigrams are the script's two-character words ("合并", "回滚")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]+")
 _CODE_LINE = re.compile(r"^(?:\t| {4,}).*\S|.*[;{}]\s*$|^\s*[#/]{1,2} ?\w|^\s*[<>$]{1,3} ")
 
 

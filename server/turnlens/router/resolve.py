@@ -234,11 +234,22 @@ def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | 
     if keyword is not None:
         return keyword
     if len(trimmed) < s.min_length:
-        n = len(trimmed)
-        return _no_route(
-            "short", f"{n} character{'s' if n != 1 else ''} (under {s.min_length}) → too short to route"
-        )
+        n = _width(trimmed)
+        if n < s.min_length:
+            return _no_route(
+                "short", f"{n} character{'s' if n != 1 else ''} (under {s.min_length}) → too short to route"
+            )
     return None
+
+
+# Chinese and Japanese characters and Korean syllables (not emoji, also wide on screen)
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]")
+
+
+def _width(text: str) -> int:
+    """Length in Latin-letter equivalents: a Chinese, Japanese or Korean character counts as
+    three, about what it holds (`提交并推送`, five characters, is "commit and push", 15)."""
+    return len(text) + 2 * len(_CJK.findall(text))
 
 
 def route_from_label(

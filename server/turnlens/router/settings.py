@@ -542,7 +542,8 @@ def router_settings_schema() -> dict[str, Any]:
             "minimum": _INT_RANGES["minLength"][0],
             "maximum": _INT_RANGES["minLength"][1],
             "markdownDescription": "Prompts shorter than this many characters (code points, after "
-            "trimming) get no route (source `short`).",
+            "trimming; a Chinese, Japanese or Korean character counts as three) get no route "
+            "(source `short`).",
         },
         "phases": {
             "type": "object",
