@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack, parse_pack
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PROJECT_FILE = ".turnlens.toml"
 MAX_RULES_FILE = 1_000_000
@@ -75,20 +77,25 @@ def read_limited(path: Path | str, limit: int) -> bytes:
         os.close(fd)
 
 
-def find_project_rules(start: Path) -> Path | None:
-    """The nearest `.turnlens.toml` in `start` or a folder above it."""
+def find_project_rules(start: str | os.PathLike[str]) -> Path | None:
+    """The nearest `.turnlens.toml` in `start` or a folder above it.
+
+    Walked with `os.path`: every `turnlens classify` without `--rules` looks, and `pathlib`
+    would add ~2.5 ms to its start in a fresh environment."""
     try:
-        here = start.resolve()
-    except OSError:
+        here = os.path.realpath(start)
+    except (OSError, ValueError):
         return None
-    for folder in (here, *here.parents):
-        candidate = folder / PROJECT_FILE
-        try:
-            if candidate.is_file():
-                return candidate
-        except OSError:  # a folder we may not look into: keep going up
-            continue
-    return None
+    while True:
+        candidate = os.path.join(here, PROJECT_FILE)
+        if os.path.isfile(candidate):  # False for a folder we may not look into: keep going up
+            from pathlib import Path
+
+            return Path(candidate)
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def _names_a_base(text: str) -> bool:

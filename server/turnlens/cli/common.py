@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack
@@ -13,6 +12,7 @@ from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from pathlib import Path
 
     from turnlens.pipeline.formats import Problem
     from turnlens.pipeline.profile import Profile
@@ -106,6 +106,8 @@ def read_path(path: Path) -> str:
 def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
     """The text of --stdin or --input, and the file it came from."""
     if args.input:
+        from pathlib import Path
+
         path = Path(args.input)
         return read_path(path), path
     if args.stdin:
@@ -126,6 +128,8 @@ def load_rules(spec: str | None, near: Path | None) -> RulePack:
         if spec in BUILTIN_PACKS:
             return builtin_pack(spec)
         if spec:
+            from pathlib import Path
+
             path = Path(spec)
             try:
                 exists = path.exists()
@@ -138,7 +142,7 @@ def load_rules(spec: str | None, near: Path | None) -> RulePack:
                 )
             pack = load_rules_file(path)
         else:
-            found = find_project_rules(near.parent if near else Path.cwd())
+            found = find_project_rules(near.parent if near else os.getcwd())
             pack = load_rules_file(found) if found else builtin_pack("default")
     except RulePackError as exc:
         raise UsageError(f"turnlens: {shown(str(exc))}") from None
@@ -170,6 +174,8 @@ def load_models(paths: list[str], command: str) -> dict[str, Any]:
     models: dict[str, Any] = {}
     for raw in paths:
         try:
+            from pathlib import Path
+
             model = load_model_file(Path(raw))
         except ModelError as exc:
             raise UsageError(f"turnlens {command}: {exc}") from None
