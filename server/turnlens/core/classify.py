@@ -299,12 +299,13 @@ def _classify_batch(
     # text and on any text
     sets = [
         (
-            rset,
+            rset.Match,
             {k: matcher.in_set[g] for k, g in enumerate(indices) if not matcher.in_set[g].exact},
             {k: matcher.in_set[g] for k, g in enumerate(indices) if not matcher.in_set[g].exact_any},
         )
         for rset, indices in matcher.set.sets
     ]
+    cut = bisect_left
     word_cuts, line_cuts, answers = batch.word_cuts, batch.line_cuts, batch.answers
     out: list[Classification] = []
     append = out.append
@@ -332,9 +333,9 @@ def _classify_batch(
         lines = text.count("\n") + 1
         if text.endswith("\n"):
             lines -= len(text) - len(text.rstrip("\n"))
-        key: list[Any] = [bisect_left(word_cuts, words + 1), bisect_left(line_cuts, lines + 1)]
+        key: list[Any] = [cut(word_cuts, words + 1), cut(line_cuts, lines + 1)]
         for entry in sets:
-            hits = entry[0].Match(data)
+            hits = entry[0](data)
             if not hits:
                 key.append(None)
                 continue
@@ -352,11 +353,7 @@ def _classify_batch(
             answers[frozen_key] = answer
             append(answer)
         else:
+            # by position: task_class, max_ratio, frozen, verdict, words, lines, scores, the rest
             a = answer
-            append(
-                new(
-                    Classification,
-                    (a.task_class, a.max_ratio, a.frozen, a.verdict, words, lines, a.scores.copy(), *a[7:]),
-                )
-            )
+            append(new(Classification, (a[0], a[1], a[2], a[3], words, lines, a[6].copy(), *a[7:])))
     return out

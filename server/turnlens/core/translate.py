@@ -224,38 +224,53 @@ class _Translator:
 
 
 def _seq_kind(items: Any, *, first: bool) -> str | None:
-    """The kind of character every match of a sequence starts (or ends) with: an optional
-    item at the edge leaves the next one in play, so all candidates must agree."""
+    """The kind of character every match of a sequence starts (or ends) with: "w" (a word
+    character), "n" (another one), or None when matches differ or the sequence can be empty
+    (then the neighbour is outside it)."""
+    kinds = _seq_kinds(items, first=first)
+    return kinds.pop() if len(kinds) == 1 and kinds <= {"w", "n"} else None
+
+
+_EMPTY = ""  # among the kinds: the item (or sequence) can match nothing
+
+
+def _seq_kinds(items: Any, *, first: bool) -> set[str | None]:
+    """Every kind a match of the sequence can start (or end) with; an item that can match
+    nothing leaves the next one in play (`de(l?| la)` ends with `l`, `a` or, `l` absent, `e`)."""
     seq = list(items) if first else list(items)[::-1]
     kinds: set[str | None] = set()
     for op, av in seq:
         if op is _c.AT:
             if av in (_c.AT_BOUNDARY, _c.AT_NON_BOUNDARY):
                 continue  # zero width
-            return None
-        kinds.add(_edge_kind((op, av), first=first))
-        optional = op in _REPEATS and av[0] == 0
-        if not optional:
-            return kinds.pop() if len(kinds) == 1 else None
-    return None  # the sequence can be empty: the neighbour is outside it
+            return kinds | {None}
+        here = _edge_kinds((op, av), first=first)
+        kinds |= here - {_EMPTY}
+        if _EMPTY not in here:
+            return kinds
+    return kinds | {_EMPTY}
+
+
+def _edge_kinds(item: Any, *, first: bool) -> set[str | None]:
+    op, av = item
+    if op is _c.LITERAL:
+        return {"w" if _is_word(av) else "n"}
+    if op is _c.SUBPATTERN:
+        return _seq_kinds(av[3], first=first)
+    if op is _c.BRANCH:
+        return set().union(*(_seq_kinds(b, first=first) for b in av[1]))
+    if op is _c.IN:
+        return {_class_kind(av)}
+    if op in _REPEATS:
+        inner = _seq_kinds(av[2], first=first)
+        return inner | {_EMPTY} if av[0] == 0 else inner
+    return {None}
 
 
 def _edge_kind(item: Any, *, first: bool) -> str | None:
     """Whether every match of `item` starts (or ends) with a word character ("w"),
     with a non-word character ("n"), or either (None)."""
-    op, av = item
-    if op is _c.LITERAL:
-        return "w" if _is_word(av) else "n"
-    if op is _c.SUBPATTERN:
-        return _seq_kind(av[3], first=first)
-    if op is _c.BRANCH:
-        kinds = {_seq_kind(b, first=first) for b in av[1]}
-        return kinds.pop() if len(kinds) == 1 else None
-    if op is _c.IN:
-        return _class_kind(av)
-    if op in _REPEATS:
-        return _seq_kind(av[2], first=first)
-    return None
+    return _seq_kind([item], first=first)
 
 
 def _class_kind(items: Any) -> str | None:
