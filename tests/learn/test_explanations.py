@@ -80,3 +80,12 @@ def test_router_explanations_name_features_present_in_the_prompt() -> None:
         elif f.kind == "w":
             assert f.key in _tokens(text)
     assert result.explain().startswith(f"{result.label} ")
+
+
+@pytest.mark.parametrize("text", ["", "ab", "abc", "abcd", "héllo wörld 中文 👋", "x" * 3000, *TEXTS])
+def test_character_ngrams_are_every_3_and_4_character_slice(text: str) -> None:
+    from turnlens.learn.features import extract
+
+    seen = region(text)
+    expected = {seen[i : i + n] for n in (3, 4) for i in range(len(seen) - n + 1)}
+    assert set(extract(text, [], 1, 1).chars) == expected
