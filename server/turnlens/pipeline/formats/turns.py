@@ -133,8 +133,32 @@ def separator_lines(text: str, separator: str, lo: int = 0, hi: int | None = Non
 def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
     """The non-empty units of a document, in order, with exact offsets."""
     compile_separator(separator)  # validates, raising SeparatorError
+    literal = literal_separator(separator)
+    if literal is not None:
+        chunks = _split_plain(text, literal)
+        if chunks is not None:
+            return _make_units(text, chunks)
     view = _lf_view(text)
     return _units_between(text, view, separator_lines(view, separator))
+
+
+def _split_plain(text: str, literal: str) -> list[tuple[int, int, str]] | None:
+    """The units' spans and texts when every separator is a bare line `literal` + LF (the
+    common case), by one `str.split`: a 5 MB transcript splits ~2× faster than by finding each
+    line. None for anything else (CRs, blanks after the separator, a separator on the last
+    line, adjacent separators): the general path handles those."""
+    token = literal + "\n"
+    if "\r" in text:
+        return None
+    found = text.count(literal)
+    if not found or found != text.count("\n" + token) + text.startswith(token):
+        return None
+    chunks = []
+    pos, step = 0, len(token)
+    for part in text.split(token):
+        chunks.append((pos, pos + len(part), part))
+        pos += len(part) + step
+    return chunks
 
 
 def _units_between(text: str, view: str, seps: list[tuple[int, int]]) -> list[Unit]:
@@ -145,13 +169,16 @@ def _units_between(text: str, view: str, seps: list[tuple[int, int]]) -> list[Un
         spans.append((pos, start))
         pos = _line_end(view, end)
     spans.append((pos, len(text)))
+    return _make_units(text, [(start, end, text[start:end]) for start, end in spans])
+
+
+def _make_units(text: str, chunks: list[tuple[int, int, str]]) -> list[Unit]:
     has_comment = "<!--" in text
     file_ignored = parse_directives(text).ignore_file if has_comment else False
     units: list[Unit] = []
     append = units.append
     make = Unit._make  # positional: a transcript has thousands of turns
-    for start, end in spans:
-        chunk = text[start:end]
+    for start, end, chunk in chunks:
         if not chunk or chunk.isspace():
             continue
         if has_comment and "<!--" in chunk:
