@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack, parse_pack
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from pathlib import Path
+
+    from turnlens.pipeline.formats.jsonl import Line
 
 PROJECT_FILE = ".turnlens.toml"
 MAX_RULES_FILE = 1_000_000
@@ -149,3 +152,45 @@ def read_shipped_corpus(task: str) -> str:
     from turnlens.learn.dataset import shipped_files
 
     return "".join(path.read_text(encoding="utf-8") for path in shipped_files(task))
+
+
+_KEEP_OFFSETS = 4096
+
+
+def jsonl_lines(
+    path: str | os.PathLike[str],
+    *,
+    offsets: dict[int, int] | None = None,
+    on_invalid_utf8: Callable[[], None] | None = None,
+) -> Iterator[Line]:
+    """A JSON Lines file's non-blank lines, read one at a time, as the streaming readers take
+    them: (1-based number, character offset, text without its break, whether it is the last),
+    one line of look-ahead to know the last. `offsets` gets the recent lines' offsets (at most
+    ~4,096, for positions); `on_invalid_utf8` is called once, at the end, when bytes that are
+    not UTF-8 were replaced."""
+    pending: Line | None = None
+    pos = 0
+    bad = False
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", errors="replace")
+                bad = True
+            start = pos
+            pos += len(line)
+            body = line.rstrip("\r\n")
+            if not body.strip():
+                continue
+            if offsets is not None:
+                if len(offsets) > _KEEP_OFFSETS:
+                    offsets.clear()
+                offsets[number] = start
+            if pending is not None:
+                yield pending
+            pending = (number, start, body, False)
+    if pending is not None:
+        yield (*pending[:3], True)
+    if bad and on_invalid_utf8 is not None:
+        on_invalid_utf8()

@@ -16,10 +16,9 @@ from typing import Any
 
 from turnlens.batch.schema import input_schema, require_pyarrow
 from turnlens.pipeline.formats import DETECT_HEAD, FormatOptions, NotATranscript, Problem, resolve
-from turnlens.pipeline.formats.jsonl import Line
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
 from turnlens.pipeline.units import Unit
-from turnlens.userfiles import MAX_INPUT_BYTES, read_limited, regular_file
+from turnlens.userfiles import MAX_INPUT_BYTES, jsonl_lines, read_limited, regular_file
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +46,9 @@ class Session:
     error: str | None = None
     invalid_utf8: bool = False
 
+    def mark_invalid_utf8(self) -> None:
+        self.invalid_utf8 = True
+
 
 def read_units(path: Path, session: Session, options: ReadOptions) -> Iterator[Unit]:
     """The units of one file that count (ignored ones are left out); fills `session`."""
@@ -70,7 +72,9 @@ def read_units(path: Path, session: Session, options: ReadOptions) -> Iterator[U
         stream = getattr(fmt, "stream", None)
         session.format = fmt.name
         if big and stream is not None:
-            units: Iterator[Unit] = stream(_lines(path, session), fmt_options, session.problems)
+            units: Iterator[Unit] = stream(
+                jsonl_lines(path, on_invalid_utf8=session.mark_invalid_utf8), fmt_options, session.problems
+            )
         else:
             if big:  # a big file that no reader can stream is read whole, with a bound
                 text = _decode(read_limited(path, MAX_INPUT_BYTES), session)
@@ -111,29 +115,6 @@ def _decode(data: bytes, session: Session) -> str:
     except UnicodeDecodeError:
         session.invalid_utf8 = True
         return data.decode("utf-8", errors="replace")
-
-
-def _lines(path: Path, session: Session) -> Iterator[Line]:
-    """Non-blank lines with their character offsets, one line of look-ahead to know the last."""
-    pending: Line | None = None
-    pos = 0
-    with path.open("rb") as f:
-        for number, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                line = raw.decode("utf-8", errors="replace")
-                session.invalid_utf8 = True
-            start = pos
-            pos += len(line)
-            body = line.rstrip("\r\n")
-            if not body.strip():
-                continue
-            if pending is not None:
-                yield pending
-            pending = (number, start, body, False)
-    if pending is not None:
-        yield (*pending[:3], True)
 
 
 def file_tables(session: Session, options: ReadOptions, rows: int) -> Iterator[Any]:

@@ -117,15 +117,14 @@ def entry() -> None:
     its own time; `os._exit` after flushing the output skips it.
     """
     code = main()
-    words = [a for a in sys.argv[1:2] if not a.startswith("-")]
-    if words and words[0] in _QUICK_EXIT:
+    if sys.argv[1:2] and sys.argv[1] in _QUICK_EXIT:
         import os
 
         try:
             sys.stdout.flush()
             sys.stderr.flush()
         except BrokenPipeError:
-            code = code or 0
+            pass  # the reader left: nothing more to deliver
         except OSError:
             raise SystemExit(code) from None
         os._exit(code)
@@ -133,29 +132,9 @@ def entry() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    plain = _plain_classify(args_list)
-    if plain is not None:
-        from types import SimpleNamespace
-
-        from turnlens.cli.classify import run
-
-        try:
-            return int(run(SimpleNamespace(**plain)))  # type: ignore[arg-type]
-        except UsageError as exc:
-            print(str(exc), file=sys.stderr)
-            return EXIT_USAGE
-        except BrokenPipeError:
-            return 0
-        except KeyboardInterrupt:
-            return 130
-    parser = build_parser(args_list)
+    """Run one command; usage errors print one line and return 2."""
     try:
-        args = parser.parse_args(args_list)
-        if not getattr(args, "func", None):
-            parser.print_help(sys.stderr)
-            return EXIT_USAGE
-        return int(args.func(args))
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
@@ -163,3 +142,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _dispatch(args_list: list[str]) -> int:
+    plain = _plain_classify(args_list)
+    if plain is not None:
+        from types import SimpleNamespace
+
+        from turnlens.cli.classify import run
+
+        return int(run(SimpleNamespace(**plain)))  # type: ignore[arg-type]
+    parser = build_parser(args_list)
+    args = parser.parse_args(args_list)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return int(args.func(args))

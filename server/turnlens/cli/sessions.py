@@ -10,11 +10,10 @@ from pathlib import Path
 from turnlens.cli.common import UsageError, decode, read_path, warn_invalid_utf8
 from turnlens.pipeline.analyze import UnitResult, analyze, analyze_stream, can_stream
 from turnlens.pipeline.formats import DETECT_HEAD, Problem, resolve
-from turnlens.pipeline.formats.jsonl import Line
 from turnlens.pipeline.profile import Profile
+from turnlens.userfiles import jsonl_lines
 
 STREAM_MIN_BYTES = 8 * 1024 * 1024
-_KEEP_OFFSETS = 4096
 
 
 @dataclass(slots=True)
@@ -59,7 +58,7 @@ def analyze_file(path: Path, profile: Profile) -> FileAnalysis:
         if can_stream(fmt):
             problems: list[Problem] = []
             offsets: dict[int, int] = {}
-            lines = _file_lines(path, offsets)
+            lines = jsonl_lines(path, offsets=offsets, on_invalid_utf8=lambda: warn_invalid_utf8(str(path)))
             results = analyze_stream(lines, fmt, profile, problems)
             return FileAnalysis(fmt.name, results, problems, None, offsets)
     text = read_path(path)
@@ -67,32 +66,3 @@ def analyze_file(path: Path, profile: Profile) -> FileAnalysis:
     return FileAnalysis(
         analyzed.format, iter(analyzed.results), list(analyzed.problems), text, title=analyzed.title
     )
-
-
-def _file_lines(path: Path, offsets: dict[int, int]) -> Iterator[Line]:
-    """Non-blank lines with their character offsets, one line of look-ahead to know the last."""
-    pending: Line | None = None
-    pos = 0
-    bad = False
-    with path.open("rb") as f:
-        for number, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                line = raw.decode("utf-8", errors="replace")
-                bad = True
-            start = pos
-            pos += len(line)
-            body = line.rstrip("\r\n")
-            if not body.strip():
-                continue
-            if len(offsets) > _KEEP_OFFSETS:
-                offsets.clear()
-            offsets[number] = start
-            if pending is not None:
-                yield pending
-            pending = (number, start, body, False)
-    if pending is not None:
-        yield (*pending[:3], True)
-    if bad:
-        warn_invalid_utf8(str(path))

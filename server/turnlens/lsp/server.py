@@ -15,6 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -537,6 +538,17 @@ class TurnLensServer(LanguageServer):
             current = ()
         state.preview = (state.doc.version, text, current)
         return current
+
+    def named_document(self, arg: Mapping[str, Any], name: str) -> DocState:
+        """The open document a command or custom request names by `uri`; InvalidParams when
+        the argument is not a string or the document is not open."""
+        uri = arg.get("uri")
+        if not isinstance(uri, str):
+            raise JsonRpcInvalidParams(f"{name}: `uri` must be a string")
+        state = self.documents.get(uri)
+        if state is None:
+            raise JsonRpcInvalidParams(f"{name}: {uri} is not open")
+        return state
 
     def explained(self, state: DocState, result: UnitResult) -> UnitResult:
         """A turn's result with where each rule fired (analysis keeps only which fired)."""

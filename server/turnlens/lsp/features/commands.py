@@ -19,7 +19,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from turnlens.core.classify import classify
 from turnlens.core.plan import plan
 from turnlens.core.rules import builtin_pack
-from turnlens.lsp.documents import DocState
 from turnlens.lsp.server import TurnLensServer
 from turnlens.pipeline.units import parse_directives
 from turnlens.router.resolve import resolve_offline
@@ -29,16 +28,6 @@ def _arg(args: tuple[Any, ...], name: str) -> Mapping[str, Any]:
     if len(args) != 1 or not isinstance(args[0], Mapping):
         raise JsonRpcInvalidParams(f"{name} takes one object argument")
     return args[0]
-
-
-def _state(ls: TurnLensServer, arg: Mapping[str, Any], name: str) -> DocState:
-    uri = arg.get("uri")
-    if not isinstance(uri, str):
-        raise JsonRpcInvalidParams(f"{name}: `uri` must be a string")
-    state = ls.documents.get(uri)
-    if state is None:
-        raise JsonRpcInvalidParams(f"{name}: {uri} is not open")
-    return state
 
 
 def _range(arg: Mapping[str, Any]) -> types.Range | None:
@@ -120,7 +109,7 @@ def register(server: TurnLensServer) -> None:
             pack = builtin_pack(settings.rules_pack)
             rng = None
         else:
-            state = _state(ls, arg, "turnlens.classify")
+            state = ls.named_document(arg, "turnlens.classify")
             settings, pack = state.settings, state.pack or builtin_pack(state.settings.rules_pack)
             doc = state.doc
             requested = _range(arg)
@@ -154,7 +143,7 @@ def register(server: TurnLensServer) -> None:
     @server.command("turnlens.plan")
     def plan_command(ls: TurnLensServer, *args: Any) -> dict[str, Any]:
         arg = _arg(args, "turnlens.plan")
-        state = _state(ls, arg, "turnlens.plan")
+        state = ls.named_document(arg, "turnlens.plan")
         budget = arg.get("budget", state.settings.budget)
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise JsonRpcInvalidParams("turnlens.plan: `budget` must be a whole number ≥ 0")

@@ -35,13 +35,7 @@ def _as_mapping(params: Any) -> Mapping[str, Any]:
 
 def _state(ls: TurnLensServer, params: Any, name: str) -> tuple[DocState, Mapping[str, Any]]:
     arg = _as_mapping(params)
-    uri = arg.get("uri")
-    if not isinstance(uri, str):
-        raise JsonRpcInvalidParams(f"{name}: `uri` must be a string")
-    state = ls.documents.get(uri)
-    if state is None:
-        raise JsonRpcInvalidParams(f"{name}: {uri} is not open")
-    return state, arg
+    return ls.named_document(arg, name), arg
 
 
 def build_map(ls: TurnLensServer, state: DocState, budget: int | None = None) -> dict[str, Any]:
