@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnlens.core.classes import Frozen, task_class
 from turnlens.core.engine import (
-    SPACE_OR_WORD,
     Score,
     Signal,
     _matcher,
     _PackMatcher,
     _set_input,
+    count_words,
     normalize_newlines,
     score,
+    words_in,
 )
 from turnlens.core.rules import RulePack, builtin_pack
 
@@ -310,7 +311,6 @@ def _classify_batch(
     out: list[Classification] = []
     append = out.append
     new = tuple.__new__  # a known answer with this text's counts, without the keyword __new__
-    marks_of, space_or_word = bytes.translate, SPACE_OR_WORD
     for text in texts:
         if "\r" in text:
             text = normalize_newlines(text)
@@ -319,8 +319,7 @@ def _classify_batch(
             continue
         if text.isascii():
             data = text.encode("ascii")
-            marks = marks_of(data, space_or_word)  # as `words_in`, inline: once per turn
-            words = marks.count(b" x") + (marks[:1] == b"x")
+            words = words_in(data)
             confirm = 1
         else:
             utf8 = _set_input(text)
@@ -328,7 +327,7 @@ def _classify_batch(
                 append(classify(text, pack))
                 continue
             data = utf8
-            words = len(text.split())
+            words = count_words(text)
             confirm = 2
         lines = text.count("\n") + 1
         if text.endswith("\n"):

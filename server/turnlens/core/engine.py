@@ -77,7 +77,7 @@ _SPACE = re.compile(r"\s")
 
 # str.split() separates words at these ASCII characters, and outside ASCII at _WIDE_SPACE
 _ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
-SPACE_OR_WORD = bytes(32 if i in _ASCII_SPACE else 120 for i in range(256))
+_SPACE_OR_WORD = bytes(32 if i in _ASCII_SPACE else 120 for i in range(256))
 _WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _WORDS_BY_BYTES = 4096  # below this, building the words is as cheap as the byte pass
 
@@ -86,7 +86,7 @@ def words_in(data: bytes) -> int:
     """`len(text.split())` from the text's UTF-8 bytes, when the text has no whitespace outside
     ASCII: each byte becomes a space or an `x` (a byte of a multi-byte character is part of a
     word), and a word starts at each `x` after a space. No word strings are made."""
-    marks = data.translate(SPACE_OR_WORD)
+    marks = data.translate(_SPACE_OR_WORD)
     return marks.count(b" x") + (marks[:1] == b"x")
 
 
