@@ -41,8 +41,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="print the SE-029 JSON")
     p.add_argument(
         "--explain",
-        action="store_true",
-        help="also show the probability, the features that pushed the answer and the rules that fired",
+        nargs="?",
+        const="words",
+        choices=["words", "raw"],
+        help="also show the probability, the runner-up, the words of the text that pushed the answer "
+        "and the rules that fired; --explain=raw shows the model's raw features (n-grams, signals)",
     )
     p.add_argument(
         "--rules",
@@ -66,8 +69,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def explain_lines(result: Classification) -> list[str]:
-    """The `--explain` block: the engine's answer and why (probability, features, rules)."""
+def explain_lines(result: Classification, raw: bool = False) -> list[str]:
+    """The `--explain` block: the engine's answer and why (probability, the words that pushed
+    it — or with `raw` the model's own features — and the rules that fired)."""
     frozen = {"true": "frozen", "partial": "partly frozen", "false": "not frozen"}[result.frozen]
     out = [
         f"  ≤{result.max_ratio}:1 · {frozen} · {result.verdict} · {result.words} words, {result.lines} lines"
@@ -81,10 +85,14 @@ def explain_lines(result: Classification) -> list[str]:
         others = ", ".join(f"{k} {v:.0%}" for k, v in ranked[1:4])
         unsure = " — unsure" if result.unsure else ""
         out.append(f"  model: {result.task_class} {result.confidence:.1%}{unsure} (then {others})")
-        if result.features:
+        if raw and result.features:
             out.append("  features that pushed it:")
             for c in result.features:
                 out.append(f"    {c.weight:+.2f} {c.label()}")
+        elif result.phrases:
+            out.append("  features that pushed it:")  # the words of the text, on their lines
+            for ph in result.phrases:
+                out.append(f"    {ph.weight:+.2f} line {ph.line}: {ph.text!r}")
     if result.signals:
         out.append("  rules that fired:")
         for s in result.signals:
@@ -161,5 +169,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.shown_class())
         if args.explain:
-            print("\n".join(explain_lines(result)))
+            print("\n".join(explain_lines(result, raw=args.explain == "raw")))
     return EXIT_FLAGGED if args.strict and result.verdict == "SKIP" else EXIT_OK

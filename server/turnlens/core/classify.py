@@ -29,6 +29,7 @@ from turnlens.core.rules import RulePack, builtin_pack
 
 if TYPE_CHECKING:
     from turnlens.learn.model import Contribution, Model
+    from turnlens.learn.phrases import Phrase
 
 # Below this probability a view marks the class as unsure (`context?`). Chosen on the
 # cross-validated predictions of the shipped corpus: answers under it are right about half
@@ -57,6 +58,15 @@ class Classification(NamedTuple):
     rule_weights: dict[str, float] | None = None
     # which user rules decided (engine "rules" over the model)
     overridden_by: tuple[str, ...] = ()
+    # the stretches of the text that pushed the answer (model engine, when explained)
+    phrases: tuple[Phrase, ...] = ()
+
+    def runner_up(self) -> tuple[str, float] | None:
+        """The class the model ranked second, with its probability (model engine only)."""
+        if not self.probabilities or len(self.probabilities) < 2:
+            return None
+        ranked = sorted(self.probabilities.items(), key=lambda kv: -kv[1])
+        return ranked[1]
 
     @property
     def unsure(self) -> bool:
@@ -95,6 +105,8 @@ class Classification(NamedTuple):
                 out["probabilities"] = {k: round(v, 4) for k, v in self.probabilities.items()}
             if self.features:
                 out["features"] = [c.to_json() for c in self.features]
+            if self.phrases:
+                out["phrases"] = [p.to_json() for p in self.phrases]
         return out
 
 
@@ -188,13 +200,16 @@ def from_model(
     prediction = model.predict(features)
     contributions: tuple[Contribution, ...] = ()
     rule_weights: dict[str, float] | None = None
+    found: tuple[Phrase, ...] = ()
     if explain:
+        from turnlens.learn.phrases import phrases
+
+        every = model.contributions(features, prediction.label)
         contributions = tuple(model.top_contributions(features, prediction.label, each=top // 2))
         # each fired rule's push on this text, in the same units as the features above
-        pushes = {
-            c.key[2:]: c.weight for c in model.contributions(features, prediction.label) if c.kind == "d"
-        }
+        pushes = {c.key[2:]: c.weight for c in every if c.kind == "d"}
         rule_weights = {s.rule: pushes[s.rule] for s in result.signals if s.rule in pushes}
+        found = tuple(phrases(text, every))
     return _of_class(
         task_class(prediction.label).name,
         result,
@@ -203,6 +218,7 @@ def from_model(
         probabilities=prediction.probabilities,
         features=contributions,
         rule_weights=rule_weights,
+        phrases=found,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from turnlens.core.classify import Classification
 from turnlens.pipeline.analyze import UnitResult
@@ -76,73 +77,134 @@ def inlay_label(r: UnitResult) -> str:
     return f"{c.shown_class()} ≤{c.max_ratio}:1 · {effort}"
 
 
+class _Style(NamedTuple):
+    """How a hover marks things up: Markdown for clients that render it, plain text otherwise."""
+
+    markdown: bool
+
+    def bold(self, text: str) -> str:
+        return f"**{text}**" if self.markdown else text
+
+    def code(self, text: str) -> str:
+        """Text quoted from the document or a rule id."""
+        flat = text.replace("\n", " ")
+        return f"`{flat.replace('`', chr(39))}`" if self.markdown else f"'{flat}'"
+
+    def number(self, text: str) -> str:
+        return f"`{text}`" if self.markdown else text
+
+    def plain(self, text: str) -> str:
+        """Text from a rules file, a model server or a session file: never markup."""
+        return escape(text) if self.markdown else " ".join(text.split())[:500]
+
+    def item(self, text: str) -> str:
+        return f"- {text}" if self.markdown else f"  {text}"
+
+
 def hover_markdown(r: UnitResult, first_line: int, n_units: int, route_line: int | None = None) -> str:
-    """Scores, the rules that fired (document line numbers), and the route's reason.
+    """The hover in Markdown (kept for callers that name the format)."""
+    return hover_text(r, first_line, n_units, route_line, markdown=True)
+
+
+def hover_text(
+    r: UnitResult, first_line: int, n_units: int, route_line: int | None = None, *, markdown: bool = True
+) -> str:
+    """Scores, what pushed the answer, the rules that fired (document line numbers), the route.
 
     `first_line` is 0 for a message decoded from JSON: lines are then counted in the message.
     `route_line` is where the text the router read begins, when that is not `first_line`
-    (a prompt file's frontmatter comes before the unit).
+    (a prompt file's frontmatter comes before the unit). `markdown` False gives plain text
+    for clients that do not render Markdown (no escapes, no tables).
     """
+    st = _Style(markdown)
     c, route, unit = r.classification, r.route, r.unit
     turn = f"turn {unit.index} of {n_units}" if n_units > 1 else "prompt"
     if who(r):  # a role read from a session file: its text, not Markdown
-        turn = f"{escape(who(r))} {unit.index} of {n_units}"
+        turn = f"{st.plain(who(r))} {unit.index} of {n_units}"
+    pinned = " · pinned by a directive" if c.pinned else ""
     out = [
-        f"**TurnLens** · {turn}: **{c.task_class}** — compress ≤{c.max_ratio}:1, "
-        f"{frozen_word(c)} (`{c.verdict}`){' · pinned by a directive' if c.pinned else ''}",
+        f"{st.bold('TurnLens')} · {turn}: {st.bold(c.task_class)} — compress ≤{c.max_ratio}:1, "
+        f"{frozen_word(c)} ({st.code(c.verdict)}){pinned}",
         "",
     ]
     if c.overridden_by:
-        out.append(
-            f"Decided by your rules ({', '.join(f'`{r}`' for r in c.overridden_by)}): they win over the model."
-        )
-        out.append("")
+        fired = ", ".join(st.code(name) for name in c.overridden_by)
+        out += [f"Decided by your rules ({fired}): they win over the model.", ""]
     if c.engine == "model" and c.probabilities:
         unsure = " — unsure" if c.unsure else ""
-        out.append(f"Model: **{c.confidence:.0%}** {c.task_class}{unsure}.")
-        out.append("")
-        out.append("| class | probability | rule score |")
-        out.append("|---|---:|---:|")
-        for name, p in sorted(c.probabilities.items(), key=lambda kv: -kv[1]):
-            mark = f"**{name}**" if name == c.task_class else name
-            out.append(f"| {mark} | {p:.0%} | {c.scores.get(name, 0)} |")
+        second = c.runner_up()
+        then = f" Runner-up: {second[0]} {second[1]:.0%}." if second else ""
+        out += [f"Model: {st.bold(f'{c.confidence:.0%}')} {c.task_class}{unsure}.{then}", ""]
+        ranked = sorted(c.probabilities.items(), key=lambda kv: -kv[1])
+        out += _table(
+            st,
+            ("class", "probability", "rule score"),
+            [(name, f"{p:.0%}", str(c.scores.get(name, 0))) for name, p in ranked],
+            c.task_class,
+        )
     else:
-        out.append("| class | score |")
-        out.append("|---|---:|")
-        for name, value in c.scores.items():
-            mark = f"**{name}**" if name == c.task_class else name
-            out.append(f"| {mark} | {value} |")
+        out += _table(st, ("class", "score"), [(n, str(v)) for n, v in c.scores.items()], c.task_class)
     out.append("")
     out.append(f"{_count(c.words, 'word')}, {_count(c.lines, 'line')}.")
-    if c.features:
+    if c.phrases or c.features:
         out.append("")
         out.append(f"What pushed it toward {c.task_class}:")
-        for f in c.features:
-            out.append(f"- `{f.weight:+.2f}` `{_code(f.label())}`")
+        if c.phrases:
+            for ph in c.phrases:
+                where = _line(first_line, ph.line) if first_line else f"message line {ph.line}"
+                out.append(st.item(f"{st.code(ph.text)} — {where} ({ph.weight:+.2f})"))
+        else:
+            for f in c.features:
+                out.append(st.item(f"{st.code(f.label())} ({f.weight:+.2f})"))
     if c.signals:
         out.append("")
         out.append("Rules that fired:")
         for s in c.signals:
-            where = f"{_line(first_line, s.line)}: `{_code(s.text)}`" if s.line else escape(s.description)
+            where = f"{_line(first_line, s.line)}: {st.code(s.text)}" if s.line else st.plain(s.description)
             weight = ""
             if c.rule_weights is not None and s.rule in c.rule_weights:
                 weight = f" (model {c.rule_weights[s.rule]:+.2f})"
-            out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}{weight}")
+            out.append(
+                st.item(f"{st.number(f'+{s.weight}')} {s.category} — {st.code(s.rule)} — {where}{weight}")
+            )
     elif c.engine == "rules" and all(v <= 0 for v in c.scores.values()):
         out.append("")
         out.append("No rule fired: short text counts as chitchat, longer text as context.")
     out.append("")
     if not routed(route):
-        out.append(f"**Route:** none — {escape(route.reason)}")
+        out.append(f"{st.bold('Route:')} none — {st.plain(route.reason)}")
         return "\n".join(out)
-    out.append(f"**Route:** {route_text(route)} — {escape(route.reason)}")
+    out.append(f"{st.bold('Route:')} {route_text(route)} — {st.plain(route.reason)}")
     if unit.effort_used:  # read from the session file: its text, not Markdown
-        out.append(f"**Effort used** (recorded in the session): {escape(str(unit.effort_used))}")
+        out.append(f"{st.bold('Effort used')} (recorded in the session): {st.plain(str(unit.effort_used))}")
     route_first = first_line if route_line is None else route_line
     for s in route.signals:
-        where = f"{_line(route_first, s.line)}: `{_code(s.text)}`" if s.line else escape(s.description)
-        out.append(f"- `+{s.weight}` {s.category} — `{s.rule}` — {where}")
+        where = f"{_line(route_first, s.line)}: {st.code(s.text)}" if s.line else st.plain(s.description)
+        out.append(st.item(f"{st.number(f'+{s.weight}')} {s.category} — {st.code(s.rule)} — {where}"))
     return "\n".join(out)
+
+
+def _table(st: _Style, head: tuple[str, ...], rows: list[tuple[str, ...]], winner: str) -> list[str]:
+    """A Markdown table, or aligned columns in plain text (the winner marked in both)."""
+    if st.markdown:
+        out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+        for name, *cells in rows:
+            mark = f"**{name}**" if name == winner else name
+            out.append("| " + " | ".join([mark, *cells]) + " |")
+        return out
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+    widths[0] += 2  # room for the winner's mark
+    out = [
+        "  ".join(
+            [head[0].ljust(widths[0]), *(h.rjust(w) for h, w in zip(head[1:], widths[1:], strict=True))]
+        )
+    ]
+    for name, *cells in rows:
+        mark = f"{name} ←" if name == winner else name
+        out.append(
+            "  ".join([mark.ljust(widths[0]), *(x.rjust(w) for x, w in zip(cells, widths[1:], strict=True))])
+        )
+    return out
 
 
 def _line(first_line: int, line: int) -> str:
@@ -153,7 +215,10 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-_MARKDOWN = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~&:]")
+# What could start markup inside a line: emphasis, code, links and images (`[`, `](`, `!`),
+# HTML and entities, table cells, strike-through, autolinks (`://`). Nothing else is escaped,
+# so that `shape: code-lines<20%` stays readable where a client shows the Markdown raw.
+_MARKDOWN = re.compile(r"[\\`*_\[\]<>&|~#!]|(?<=\])\(|:(?=//)")
 
 
 def escape(text: str) -> str:

@@ -18,6 +18,7 @@ from turnlens.core.rules import RulePack, packaged_pack
 
 if TYPE_CHECKING:
     from turnlens.learn.model import Contribution, Model
+    from turnlens.learn.phrases import Phrase
 
 LABELS_PACKAGE = "turnlens.router.packs"
 LABELS_FILE = "labels.toml"
@@ -37,19 +38,18 @@ class Labeling:
     engine: str = "rules"
     features: tuple[Contribution, ...] = ()
     probabilities: dict[str, float] | None = None
+    # the words of the prompt that pushed the label (model engine, when explained)
+    phrases: tuple[Phrase, ...] = ()
 
     def explain(self) -> str:
-        """`coding 87% ("add", ‹ flag›, rule coding.verb)` (model) or
+        """`coding 87% ("add a flag", coding.verb "add")` (model: the prompt's words that pushed
+        it, then the rules that fired for it) or
         `design 6 (design.tradeoffs "trade-offs", design.verb "propose")` (rules)."""
         if self.engine == "model":
-            said = {s.rule: s.text for s in self.signals if s.text}
-            parts = []
-            for c in self.features[:4]:
-                rule = c.key[2:] if c.key.startswith("r:") else None
-                shown = c.label()
-                if rule is not None and rule in said:
-                    shown = f'{rule} "{said[rule]}"'
-                parts.append(shown)
+            parts = [f'"{p.text}"' for p in self.phrases[:3]]
+            parts += [f'{s.rule} "{s.text}"' for s in self.signals if s.text and s.category == self.label][:2]
+            if not parts:  # no words of its own pushed it: name the strongest signals
+                parts = [c.label() for c in self.features if c.kind == "d"][:2]
             return f"{self.label} {self.confidence:.0%}" + (f" ({', '.join(parts)})" if parts else "")
         if self.label is None:
             return "no label rule fired"
@@ -89,8 +89,12 @@ def label_text(
     features = features_from_score(body, result)
     prediction = model.predict(features)
     pushes: tuple[Contribution, ...] = ()
+    found: tuple[Phrase, ...] = ()
     if explain:
+        from turnlens.learn.phrases import phrases
+
         pushes = tuple(model.top_contributions(features, prediction.label, each=3))
+        found = tuple(phrases(body, model.contributions(features, prediction.label), limit=3))
     return Labeling(
         prediction.label,
         result.scores,
@@ -99,4 +103,5 @@ def label_text(
         engine="model",
         features=pushes,
         probabilities=prediction.probabilities,
+        phrases=found,
     )

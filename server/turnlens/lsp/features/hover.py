@@ -8,6 +8,20 @@ from turnlens.lsp import labels
 from turnlens.lsp.server import TurnLensServer
 
 
+def wants_markdown(ls: TurnLensServer) -> bool:
+    """Markdown unless the client's hover formats put plain text first (the order is its
+    preference: Vim + ALE, and Emacs without a Markdown mode, would show Markdown raw). A
+    client that names no format gets Markdown, as the protocol's own examples assume."""
+    try:
+        formats = ls.client_capabilities.text_document.hover.content_format  # type: ignore[union-attr]
+    except AttributeError:
+        return True
+    for kind in formats or ():
+        if kind in (types.MarkupKind.Markdown, types.MarkupKind.PlainText):
+            return bool(kind == types.MarkupKind.Markdown)
+    return True
+
+
 def register(server: TurnLensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: TurnLensServer, params: types.HoverParams) -> types.Hover | None:
@@ -29,10 +43,11 @@ def register(server: TurnLensServer) -> None:
         n_units = sum(1 for r in results if not r.unit.ignored)
         # the router read the unit's metadata too (a prompt file's frontmatter, just above it)
         route_line = first_line - unit.meta.count("\n") if first_line and unit.meta else None
+        markdown = wants_markdown(ls)
         return types.Hover(
             contents=types.MarkupContent(
-                kind=types.MarkupKind.Markdown,
-                value=labels.hover_markdown(result, first_line, n_units, route_line),
+                kind=types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText,
+                value=labels.hover_text(result, first_line, n_units, route_line, markdown=markdown),
             ),
             range=doc.range_at(result.unit.content_start, result.unit.end),
         )
