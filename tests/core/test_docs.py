@@ -11,8 +11,10 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
@@ -91,28 +93,59 @@ def test_generated_parts_are_up_to_date(name: str) -> None:
 
 # ─── console examples ────────────────────────────────────────────────────────
 
+# A ```console block preceded by this comment is not run (it needs what a test machine lacks:
+# a model server, your own sessions); the comment says why.
+_NOT_RUN = "<!-- console: not run"
+_CONSOLE = re.compile(r"^(<!-- console: not run[^\n]*-->\n)?```console\n(.*?)^```$", re.S | re.M)
+
+
+def documents() -> list[Path]:
+    """Every page a user reads: the README and docs/ (editor pages included)."""
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def console_blocks(path: Path) -> list[list[tuple[str, str]]]:
+    """Each run ```console block of `path` as (command line, expected output) pairs."""
+    text = path.read_text(encoding="utf-8")
+    blocks: list[list[tuple[str, str]]] = []
+    for m in _CONSOLE.finditer(text):
+        if m.group(1):
+            continue
+        pairs: list[tuple[str, str]] = []
+        for line in m.group(2).splitlines():
+            if line.startswith("$ "):
+                pairs.append((line[2:], ""))
+            elif pairs:
+                pairs[-1] = (pairs[-1][0], pairs[-1][1] + line + "\n")
+        blocks.append(pairs)
+    return blocks
+
 
 def console_examples(name: str) -> list[tuple[str, str]]:
-    """(command line, expected output) for every `$ ` line of the ```console blocks."""
-    text = (DOCS / name).read_text(encoding="utf-8")
-    out: list[tuple[str, str]] = []
-    for block in re.findall(r"^```console\n(.*?)^```$", text, re.S | re.M):
-        command: str | None = None
-        expected: list[str] = []
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                if command is not None:
-                    out.append((command, "".join(expected)))
-                command, expected = line[2:], []
-            else:
-                expected.append(line + "\n")
-        if command is not None:
-            out.append((command, "".join(expected)))
-    return out
+    """(command line, expected output) for every `$ ` line run in docs/`name`."""
+    return [pair for block in console_blocks(DOCS / name) for pair in block]
+
+
+def run_block(commands: list[str]) -> list[str]:
+    """What each command of one block prints (stdout and stderr, as a terminal shows them),
+    run by bash from the repository's top folder as a user types them: `echo $?` sees the
+    exit code of the command before it."""
+    script = ["exec 2>&1", "__rc=0"]
+    for i, command in enumerate(commands):
+        script += [f"printf '\\036{i}\\n'", f"(exit $__rc); {command}", "__rc=$?"]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("NO_COLOR", None)
+    env["COLUMNS"] = "100"
+    done = subprocess.run(
+        ["bash", "-c", "\n".join(script)], cwd=ROOT, env=env, capture_output=True, timeout=600, check=False
+    )
+    printed = done.stdout.decode("utf-8", "replace").replace(str(ROOT) + "/", "")
+    parts = printed.split("\x1e")[1:]
+    return [part.split("\n", 1)[1] for part in parts]
 
 
 def run_console(command: str, last_code: int) -> tuple[int, str]:
-    """Run `turnlens …`, `echo "…" | turnlens …` or `echo $?` in this process."""
+    """Run `turnlens …`, `echo "…" | turnlens …` or `echo $?` in this process (quick checks)."""
     stdin: bytes | None = None
     if command == "echo $?":
         return last_code, f"{last_code}\n"
@@ -133,15 +166,23 @@ def run_console(command: str, last_code: int) -> tuple[int, str]:
     return code, buffer.getvalue()
 
 
-@pytest.mark.parametrize("name", ["rules.md", "cli.md"])
-def test_console_examples_print_what_the_docs_show(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
-    examples = console_examples(name)
-    assert examples, f"docs/{name} has no console examples"
-    code = 0
-    for command, expected in examples:
-        code, output = run_console(command, code)
-        assert output == expected, f"docs/{name}: `$ {command}` printed:\n{output}"
+@pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_console_examples_print_what_the_docs_show(path: Path) -> None:
+    blocks = console_blocks(path)
+    if not blocks:
+        pytest.skip(f"{path.name} has no console example")
+    for block in blocks:
+        printed = run_block([command for command, _ in block])
+        for (command, expected), output in zip(block, printed, strict=True):
+            assert output == expected, (
+                f"{path.relative_to(ROOT)}: `$ {command}` printed:\n{output}\n"
+                "(run `python scripts/regen_docs.py` and review the diff)"
+            )
+
+
+def test_the_docs_that_promise_console_examples_have_them() -> None:
+    for page in (ROOT / "README.md", DOCS / "cli.md", DOCS / "rules.md", DOCS / "formats.md", DOCS / "router.md"):
+        assert console_blocks(page), f"{page.name} shows no console example that runs"
 
 
 # ─── bundled examples ────────────────────────────────────────────────────────
@@ -188,32 +229,28 @@ def test_no_project_rules_file_in_the_examples() -> None:
 
 
 def rerun_console_blocks(text: str) -> str:
-    """The text with every console block's output replaced by what its commands print today
-    (after a retrained model changes an answer; review the diff before committing)."""
+    """The text with every run console block's output replaced by what its commands print
+    today (after a retrained model changes an answer; review the diff before committing)."""
 
     def block(m: re.Match[str]) -> str:
-        out: list[str] = []
-        code = 0
-        for line in m.group(1).splitlines():
-            if line.startswith("$ "):
-                out.append(line + "\n")
-                code, printed = run_console(line[2:], code)
-                out.append(printed)
-        return "```console\n" + "".join(out) + "```"
+        if m.group(1):
+            return m.group(0)
+        commands = [line[2:] for line in m.group(2).splitlines() if line.startswith("$ ")]
+        out = "".join(f"$ {c}\n{printed}" for c, printed in zip(commands, run_block(commands), strict=True))
+        return "```console\n" + out + "```"
 
-    return re.sub(r"^```console\n(.*?)^```$", block, text, flags=re.S | re.M)
+    return _CONSOLE.sub(block, text)
 
 
 if __name__ == "__main__":
-    import os
-
     os.chdir(ROOT)
     for doc in ("classes.md", "rules.md"):
         path = DOCS / doc
         path.write_text(regenerate(path.read_text(encoding="utf-8")), encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
     if "--console" in sys.argv:
-        for doc in ("rules.md", "cli.md"):
-            path = DOCS / doc
-            path.write_text(rerun_console_blocks(path.read_text(encoding="utf-8")), encoding="utf-8")
-            print(f"re-ran the console examples of {path.relative_to(ROOT)}")
+        for path in documents():
+            text = path.read_text(encoding="utf-8")
+            if _CONSOLE.search(text):
+                path.write_text(rerun_console_blocks(text), encoding="utf-8")
+                print(f"re-ran the console examples of {path.relative_to(ROOT)}")
