@@ -31,10 +31,11 @@ def test_fits_exits_0(session: Path) -> None:
     result = run_turnlens("plan", "--session", session, "--budget", "11", "--rules", "reference")
     assert result.code == 0 and result.err == ""
     assert result.out.splitlines() == [
-        "turn  class     frozen     words  ratio  planned",
-        "   1  decision  true           3     1:1        3",
-        "   2  spec      true           5     1:1        5",
-        "   3  chitchat  false          1    80:1        1",
+        "turn  class     frozen     words  ratio  kept words",
+        "   1  decision  true           3     1:1           3",
+        "   2  spec      true           5     1:1           5",
+        "   3  chitchat  false          1    80:1           1",
+        " all                           9                  9  ≈ 11 tokens (1.3 a word)",
         "FITS: 11 planned tokens within a budget of 11 (3 turns)",
     ]
 

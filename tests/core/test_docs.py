@@ -181,7 +181,13 @@ def test_console_examples_print_what_the_docs_show(path: Path) -> None:
 
 
 def test_the_docs_that_promise_console_examples_have_them() -> None:
-    for page in (ROOT / "README.md", DOCS / "cli.md", DOCS / "rules.md", DOCS / "formats.md", DOCS / "router.md"):
+    for page in (
+        ROOT / "README.md",
+        DOCS / "cli.md",
+        DOCS / "rules.md",
+        DOCS / "formats.md",
+        DOCS / "router.md",
+    ):
         assert console_blocks(page), f"{page.name} shows no console example that runs"
 
 

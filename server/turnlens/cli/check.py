@@ -17,6 +17,7 @@ from typing import Any
 
 from turnlens.cli.common import (
     EXIT_OK,
+    EXIT_USAGE,
     UsageError,
     add_format_arg,
     add_model_arg,
@@ -85,18 +86,21 @@ def _init(profile: Profile, fmt: str = "text") -> None:
     _profile, _format = profile, fmt
 
 
-def check_rendered(path: Path) -> tuple[list[str], str | None]:
-    """The output lines for one file, made in the worker (strings pickle cheaply)."""
-    findings, warning = check_file(path)
+def check_rendered(path: Path) -> tuple[list[str], str | None, bool]:
+    """The output lines for one file, made in the worker (strings pickle cheaply), its
+    warning, and whether it was refused as not a transcript."""
+    findings, warning, refused = check_file(path)
     if _format == "json":
-        return [json.dumps(item, ensure_ascii=False) for item in findings], warning
-    return [_render(item) for item in findings], warning
+        return [json.dumps(item, ensure_ascii=False) for item in findings], warning, refused
+    return [_render(item) for item in findings], warning, refused
 
 
-def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
-    """The findings for one file, and a warning to print (binary, unreadable, bad UTF-8,
-    lines a session reader passed over). Large JSON Lines sessions are read line by line;
-    anything else is read with a bound, and what is not a regular file is skipped."""
+def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None, bool]:
+    """The findings for one file, a warning to print (binary, unreadable, bad UTF-8, lines a
+    session reader passed over), and whether it is no transcript (JSON of another kind:
+    named on the command line that is an error, met in a folder walk a note). Large JSON Lines
+    sessions are read line by line; anything else is read with a bound, and what is not a
+    regular file is skipped."""
     from turnlens.cli.sessions import STREAM_MIN_BYTES, FileAnalysis, analyze_file
     from turnlens.pipeline.analyze import NotATranscript, analyze
     from turnlens.userfiles import ReadProblem, read_limited, regular_file
@@ -114,9 +118,9 @@ def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
             data = read_limited(path, STREAM_MIN_BYTES)
             sniff = data[:8192]
     except OSError as exc:  # ReadProblem too: a FIFO, a device, a file that vanished
-        return [], f"turnlens: warning: {name}: {exc.strerror or exc}; skipped"
+        return [], f"turnlens: warning: {name}: {exc.strerror or exc}; skipped", False
     if b"\0" in sniff:
-        return [], f"turnlens: warning: {name}: binary file skipped"
+        return [], f"turnlens: warning: {name}: binary file skipped", False
     try:
         if big:
             fa = analyze_file(path, _profile)
@@ -130,10 +134,10 @@ def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
             fa = FileAnalysis(analyzed.format, iter(analyzed.results), list(analyzed.problems), text)
     except NotATranscript as exc:
         warnings.append(f"turnlens: warning: {name}: {exc}; skipped")
-        return [], "\n".join(warnings)
+        return [], "\n".join(warnings), True
     except (UsageError, ReadProblem) as exc:  # too large to read whole
         warnings.append(f"turnlens: warning: {str(exc).removeprefix('turnlens: ')}; skipped")
-        return [], "\n".join(warnings)
+        return [], "\n".join(warnings), False
     out: list[dict[str, Any]] = []
     for r in fa.results:
         unit = r.unit
@@ -155,7 +159,7 @@ def check_file(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     for problem in fa.problems:
         where = f"{name}:{problem.line}" if problem.line else name
         warnings.append(f"turnlens: {problem.severity}: {where}: {problem.message}")
-    return out, "\n".join(warnings) or None
+    return out, "\n".join(warnings) or None, False
 
 
 def _unsure(item: dict[str, Any]) -> str:
@@ -181,7 +185,7 @@ def _render(item: dict[str, Any]) -> str:
 
 def _results(
     files: list[Path], jobs: int, profile: Profile, fmt: str
-) -> Iterator[tuple[list[str], str | None]]:
+) -> Iterator[tuple[list[str], str | None, bool]]:
     total = 0
     for f in files:
         with contextlib.suppress(OSError):
@@ -210,11 +214,22 @@ def run(args: argparse.Namespace) -> int:
 
         profile = replace(profile, router=replace(profile.router, label_model=label_model))
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    named = {Path(p) for p in args.paths}  # files named on the command line, not found in a walk
+    code = EXIT_OK
     first = True
     if args.format == "json":
         sys.stdout.write("[")
-    for lines, warning in _results(files, jobs, profile, args.format):
-        if warning:
+    for path, (lines, warning, refused) in zip(
+        files, _results(files, jobs, profile, args.format), strict=True
+    ):
+        if refused and path in named:
+            # asked for by name: refusing it is an error, not a note
+            print(
+                (warning or "").replace(": warning: ", ": error: ", 1).removesuffix("; skipped"),
+                file=sys.stderr,
+            )
+            code = EXIT_USAGE
+        elif warning:
             print(warning, file=sys.stderr)
         for line in lines:
             if args.format == "json":
@@ -228,4 +243,4 @@ def run(args: argparse.Namespace) -> int:
 
     for message in take_switched_off():
         print(f"turnlens: warning: {shown(message)}", file=sys.stderr)
-    return EXIT_OK
+    return code

@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--explain",
         nargs="?",
-        const="words",
+        const=True,  # as the one-shot fast path reads a bare --explain
+        default=False,
         choices=["words", "raw"],
         help="also show the probability, the runner-up, the words of the text that pushed the answer "
         "and the rules that fired; --explain=raw shows the model's raw features (n-grams, signals)",

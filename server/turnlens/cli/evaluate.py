@@ -106,6 +106,19 @@ def evaluate_labels(rows: list[Row], model: Any, *, use_model: bool) -> dict[str
     return result
 
 
+def _which(results: list[dict[str, Any]], task: str, *, custom: bool) -> str:
+    """One line that says which engine is the one editors use, and which is for comparison."""
+    parts = []
+    for result in results:
+        name = str(result["pack"]) + (" (model)" if task == "classes" and result["engine"] == "model" else "")
+        if result["engine"] == "model":
+            used = "your model" if custom else "what editors, check, classify and route use"
+            parts.append(f"{name} is {used}")
+        else:
+            parts.append(f"{name} is the rules alone, for comparison")
+    return "Engines: " + "; ".join(parts) + "."
+
+
 def run(args: argparse.Namespace) -> int:
     path = Path(args.corpus)
     rows, task = load_corpus(path)
@@ -125,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(results, indent=2, ensure_ascii=False))
         return 0
+    print(_which(results, task, custom=bool(args.model)))
+    print()
     for result in results:
         name = result["pack"] + (" (model)" if task == "classes" and result["engine"] == "model" else "")
         print(format_summary(name, result, labels))

@@ -67,11 +67,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":")))
     else:
-        print(f"{'turn':>4}  {'class':<9} {'frozen':<8} {'words':>7}  {'ratio':>5}  {'planned':>7}")
+        # the plan keeps words; the budget is in tokens (SE-029: 1.3 tokens a word)
+        print(f"{'turn':>4}  {'class':<9} {'frozen':<8} {'words':>7}  {'ratio':>5}  {'kept words':>10}")
         for t in result.turns:
             print(
                 f"{t.turn:>4}  {t.task_class:<9} {t.frozen:<8} {t.words_orig:>7}  "
-                f"{t.applied_ratio:>4}:1  {t.words_plan:>7}"
+                f"{t.applied_ratio:>4}:1  {t.words_plan:>10}"
             )
+        print(
+            f"{'all':>4}  {'':<9} {'':<8} {result.total_orig_words:>7}  {'':>5}  {result.total_plan_words:>10}"
+            f"  ≈ {result.total_plan_tokens} tokens (1.3 a word)"
+        )
         print(result.message)
     return EXIT_OK if result.fits else EXIT_FLAGGED

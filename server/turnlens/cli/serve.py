@@ -31,10 +31,12 @@ def run(args: argparse.Namespace) -> int:
         if not host or not port_text.isdigit():
             raise UsageError(f"turnlens serve: --tcp wants HOST:PORT, got {args.tcp!r}")
         port = int(port_text)
-    if host is None and sys.stdin.isatty():
+    at_terminal = host is None and sys.stdin.isatty()
+    if at_terminal:
         sys.stderr.write(
             "turnlens serve speaks the Language Server Protocol on stdin/stdout: start it from an "
-            "editor (docs/editors/), or use `turnlens classify FILE` here. Ctrl-D quits.\n"
+            "editor (docs/editors/), or use `turnlens check FILE` or `turnlens classify --input FILE` "
+            "here. Ctrl-D quits.\n"
         )
         sys.stderr.flush()
     _return_large_blocks()
@@ -46,7 +48,10 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     from turnlens.lsp.server import run_server
 
-    return run_server(host=host, port=port, log_level=args.log_level, log_file=args.log_file)
+    code = run_server(host=host, port=port, log_level=args.log_level, log_file=args.log_file)
+    # an editor that leaves without `shutdown` is an error (LSP: exit 1); a person at a
+    # terminal who presses Ctrl-D has simply quit
+    return 0 if at_terminal else code
 
 
 MMAP_THRESHOLD = 4 << 20

@@ -60,7 +60,9 @@ def parse_corpus(text: str, task: str | None, source: str = "<corpus>") -> tuple
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            problems.append(f"{where}: invalid JSON ({exc.msg}); row skipped")
+            # some of json's messages end mid-sentence ("Unterminated string starting at"): say where
+            said = f"{exc.msg} column {exc.colno}" if exc.msg.endswith(" at") else exc.msg
+            problems.append(f"{where}: invalid JSON ({said}); row skipped")
             continue
         except RecursionError:
             problems.append(f"{where}: invalid JSON (nested too deep); row skipped")
