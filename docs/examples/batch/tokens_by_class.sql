@@ -3,6 +3,6 @@ SELECT class,
        count(*)                         AS units,
        sum(words * 13 // 10)            AS tokens,
        count(*) FILTER (frozen = 'true') AS frozen_units
-FROM read_parquet('out/units/*.parquet')
+FROM read_parquet('labels/units/*.parquet')
 GROUP BY class
 ORDER BY tokens DESC;
