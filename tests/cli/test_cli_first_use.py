@@ -102,3 +102,34 @@ def test_plan_says_which_figures_are_words_and_which_tokens() -> None:
     kept = sum(int(line.split()[-1]) for line in lines[1:-2])
     assert re.fullmatch(rf" all\s+\d+\s+{kept}  ≈ {kept * 13 // 10} tokens \(1\.3 a word\)", total), total
     assert lines[-1].startswith(f"FITS: {kept * 13 // 10} planned tokens")
+
+
+def _tiny_corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "mine.jsonl"
+    rows = [{"text": f"ship it {i}", "label": "decision"} for i in range(6)]
+    rows += [{"text": f"thanks a lot {i}", "label": "chitchat"} for i in range(6)]
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return corpus
+
+
+def test_train_shows_its_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    corpus = _tiny_corpus(tmp_path)
+    main, other = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "turnlens", "train", "--corpus", str(corpus), "--base", "none",
+         "--out", str(tmp_path / "t.tlm")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=other, close_fds=True,
+    )  # fmt: skip
+    os.close(other)
+    try:
+        shown = _read_until(main, b"\r\x1b[K\r\x1b[K", limit_s=120).decode("utf-8", "replace")
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        os.close(main)
+    assert proc.returncode == 0
+    assert "turnlens train: reading the features of 12 rows" in shown, shown
+    assert re.search(r"turnlens train: fitting: pass 1 of \d+ over 12 rows \(\d+ s\)", shown), shown
+    assert shown.endswith("\r\x1b[K"), shown  # the line is cleared at the end
+    assert out.decode().startswith(f"{tmp_path / 't.tlm'}: classes model from 12 rows")
+    piped = run_turnlens("train", "--corpus", corpus, "--base", "none", "--out", tmp_path / "u.tlm")
+    assert piped.code == 0 and piped.err == ""  # nothing for a pipe or a log

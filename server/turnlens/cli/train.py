@@ -65,6 +65,25 @@ def gather(corpora: list[str], base: str, task: str, command: str) -> list[Row]:
     return list(rows.values())
 
 
+class _TerminalProgress:
+    """One line on a terminal that says what training is doing and for how long (it takes
+    about half a minute); cleared when training ends. Pipes and logs get nothing."""
+
+    def __init__(self) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock()
+
+    def __call__(self, stage: str) -> None:
+        sys.stderr.write(f"\r\x1b[Kturnlens train: {stage} ({self._clock() - self._start:.0f} s)")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
+
+
 def run(args: argparse.Namespace) -> int:
     from turnlens.learn.train import TrainingError, train
 
@@ -74,10 +93,14 @@ def run(args: argparse.Namespace) -> int:
     rows = gather(args.corpus, args.base, task, "train")
     if len({r.label for r in rows}) < 2:
         raise UsageError("turnlens train: need valid rows of at least two labels")
+    show = _TerminalProgress() if sys.stderr.isatty() else None
     try:
-        model = train(rows, task)
+        model = train(rows, task, progress=show)
     except TrainingError as exc:
         raise UsageError(f"turnlens train: {exc}") from None
+    finally:
+        if show is not None:
+            show.done()
     out = Path(args.out)
     data = model.to_bytes()
     try:

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+# hears what training is doing now (`turnlens train` shows it on a terminal)
+Progress = Callable[[str], None]
+
 PACK_OF_TASK = {"classes": "default", "labels": "labels"}
 
 
@@ -248,6 +251,7 @@ def fit(
     settings: Settings = DEFAULT_SETTINGS,
     meta: dict[str, Any] | None = None,
     langs: Sequence[str] | None = None,
+    progress: Progress | None = None,
 ) -> Model:
     """A model for `task` from featurized rows (`langs`: each row's language, for the vocabulary)."""
     np = need_numpy()
@@ -256,7 +260,7 @@ def fit(
         raise TrainingError("need at least two labelled rows to train")
     vocab = build_vocab(feats, settings, langs if settings.per_language else None)
     if settings.design == "fasttext":
-        return _fit_fasttext(feats, labels, task, vocab, settings, meta)
+        return _fit_fasttext(feats, labels, task, vocab, settings, meta, progress)
     x = _Matrix(feats, vocab)
     k = len(classes)
     y = np.asarray([classes.index(label) for label in labels])
@@ -322,6 +326,7 @@ def _fit_fasttext(
     vocab: dict[str, list[str]],
     settings: Settings,
     meta: dict[str, Any] | None,
+    progress: Progress | None = None,
 ) -> Model:
     """fastText-style supervised vectors, collapsed into one weight per feature and class."""
     np = need_numpy()
@@ -349,7 +354,9 @@ def _fit_fasttext(
     m1 = [np.zeros_like(p) for p in params]
     m2 = [np.zeros_like(p) for p in params]
     b1, b2, step = 0.9, 0.999, 0
-    for _ in range(settings.epochs):
+    for epoch in range(settings.epochs):
+        if progress is not None:
+            progress(f"fitting: pass {epoch + 1} of {settings.epochs} over {len(docs):,} rows")
         order = rng.permutation(len(docs))
         for start in range(0, len(order), settings.batch):
             batch = order[start : start + settings.batch]
@@ -412,11 +419,16 @@ def corpus_digest(rows: Sequence[Row]) -> str:
     return h.hexdigest()[:16]
 
 
-def train(rows: Sequence[Row], task: str, settings: Settings | None = None) -> Model:
-    """Featurize and fit, recording what the model was trained on."""
+def train(
+    rows: Sequence[Row], task: str, settings: Settings | None = None, progress: Progress | None = None
+) -> Model:
+    """Featurize and fit, recording what the model was trained on; `progress` hears each stage."""
     settings = settings or TASK_SETTINGS[task]
+    if progress is not None:
+        progress(f"reading the features of {len(rows):,} rows")
     feats = featurize_rows(rows, task)
-    return fit(feats, [r.label for r in rows], task, settings, meta={"corpus": corpus_digest(rows)})
+    meta = {"corpus": corpus_digest(rows)}
+    return fit(feats, [r.label for r in rows], task, settings, meta=meta, progress=progress)
 
 
 def folds(rows: Sequence[Row], k: int = 5, seed: int = 13) -> list[list[int]]:
