@@ -31,6 +31,8 @@ from tests.editors.harness import (
 
 PROBE = Path(__file__).with_name("nvim_probe.lua")
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "hint": 4}
+# an inlay hint as the screen shows it: `spec ≤3:1 · medium` (a lens reads `spec · ≤3:1 · …`)
+INLAY = re.compile(r"\b(?:decision|spec|code|review|context|chitchat)\?? ≤\d+:1 · (?:–|low|medium|high|xhigh)\b")
 
 
 def nvim_version(nvim: str) -> tuple[int, int]:
@@ -110,6 +112,8 @@ def test_neovim_page_works_as_written(nvim: tuple[Workspace, Tmux, Setup]) -> No
 
     # diagnostics on the first line of every turn, with the severity the page sets, and lenses
     screen = tmux.wait_screen(lambda s: "Session plan:" in s)
+    if setup.hints:  # inlay hints show on open, before any key is pressed
+        screen = tmux.wait_screen(lambda s: len(INLAY.findall(s)) >= 3)
     if setup.screen:
         record_screen(setup.page, setup.screen, screen)
     seen = probe(

@@ -49,6 +49,10 @@ class DocState:
     # results for the current text when the last analysis is of older text (onSave / manual),
     # kept for the document version they were made for
     preview: tuple[int | None, str, tuple[UnitResult, ...]] | None = None
+    # the results the client's inlay hints were last built from (None: it never asked), and
+    # whether a hint request is being answered now (its analysis needs no refresh after it)
+    hints_given: tuple[UnitResult, ...] | None = None
+    answering_hints: bool = False
 
     @property
     def fresh(self) -> bool:

@@ -7,7 +7,6 @@ has thousands of lenses and each edit asks for all of them again.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from lsprotocol import types
@@ -15,10 +14,10 @@ from lsprotocol import types
 from turnlens.core.plan import plan
 from turnlens.lsp import labels
 from turnlens.lsp.documents import DocState
+from turnlens.lsp.features.ready import settings_pulled
 from turnlens.lsp.server import TurnLensServer
 
 Json = dict[str, Any]
-WAIT_FOR_SETTINGS_STEPS = 300  # × 10 ms
 
 
 def _pos(p: types.Position) -> Json:
@@ -88,9 +87,6 @@ def register(server: TurnLensServer) -> None:
         # Editors ask for lenses as soon as a file is attached, often while its settings are
         # still being pulled; an empty answer then would stay until the next edit (Neovim
         # re-asks on workspace/codeLens/refresh only for buffers that already have lenses).
-        for _ in range(WAIT_FOR_SETTINGS_STEPS):
-            if state.settings_ready or ls.documents.get(state.doc.uri) is not state:
-                break
-            await asyncio.sleep(0.01)
+        await settings_pulled(ls, state)
         ls.ensure_fresh(state)
         return build(state)

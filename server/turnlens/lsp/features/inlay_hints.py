@@ -6,6 +6,7 @@ from lsprotocol import types
 
 from turnlens.lsp import labels
 from turnlens.lsp.documents import DocState
+from turnlens.lsp.features.ready import settings_pulled
 from turnlens.lsp.server import TurnLensServer
 
 
@@ -34,7 +35,14 @@ def build(state: DocState, visible: types.Range | None = None) -> list[types.Inl
 
 
 def refresh(ls: TurnLensServer, state: DocState) -> None:
-    # also when off: a client that still shows hints must ask again to drop them
+    """Ask the client to fetch hints again only when the ones it holds are out of date.
+
+    Not when it never asked, nor for the analysis a hint request itself runs: a needless
+    refresh makes Neovim drop the hints it shows and draw the new ones only at its next
+    redraw, so a freshly opened file showed none until a key was pressed. Also when hints
+    are switched off: a client that still shows them must ask again to drop them."""
+    if state.answering_hints or state.hints_given is None or state.hints_given is state.results:
+        return
     if ls.client_supports("workspace.inlay_hint.refresh_support"):
         ls.workspace_inlay_hint_refresh(None)
 
@@ -43,9 +51,15 @@ def register(server: TurnLensServer) -> None:
     server.listeners.append(refresh)
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
-    def inlay_hint(ls: TurnLensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+    async def inlay_hint(ls: TurnLensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return None
-        ls.ensure_fresh(state)
+        await settings_pulled(ls, state)
+        state.answering_hints = True
+        try:
+            ls.ensure_fresh(state)
+        finally:
+            state.answering_hints = False
+        state.hints_given = state.results
         return build(state, params.range)
