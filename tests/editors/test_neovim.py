@@ -32,7 +32,9 @@ from tests.editors.harness import (
 PROBE = Path(__file__).with_name("nvim_probe.lua")
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "hint": 4}
 # an inlay hint as the screen shows it: `spec ≤3:1 · medium` (a lens reads `spec · ≤3:1 · …`)
-INLAY = re.compile(r"\b(?:decision|spec|code|review|context|chitchat)\?? ≤\d+:1 · (?:–|low|medium|high|xhigh)\b")
+INLAY = re.compile(
+    r"\b(?:decision|spec|code|review|context|chitchat)\?? ≤\d+:1 · (?:–|low|medium|high|xhigh)\b"
+)
 
 
 def nvim_version(nvim: str) -> tuple[int, int]:

@@ -32,6 +32,8 @@ def test_page_shows_a_captured_screen_of_the_example(page: str) -> None:
         assert screen is not None, f"{page}: no editor-screen: {name} block"
         assert "captured by" not in screen, f"{page}: run its test with TURNLENS_RECORD_SCREENS=1"
         assert "Pedalea" in screen  # a line of docs/examples/session.md
+        # a reader's own paths, never the test machine's temporary folders
+        assert not re.search(r"/tmp/|pytest-of-|/project/", screen.replace("~/project/", "")), screen
 
 
 def test_every_editor_page_is_linked_from_the_readme() -> None:
