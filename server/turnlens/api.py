@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from turnlens.core import classify as _classify
+from turnlens import classifier as _classifier
 from turnlens.core import plan as _plan
 from turnlens.core.rules import RulePack, builtin_pack
 from turnlens.pipeline.analyze import Analyzed
@@ -34,9 +34,9 @@ def resolve_pack(pack: RulePack | str | None) -> RulePack:
 
 def classify(
     text: str, pack: RulePack | str | None = None, *, explain: bool = False
-) -> _classify.Classification:
+) -> _classifier.Classification:
     """Classify one prompt or turn (SPEC §2)."""
-    return _classify.classify(text, resolve_pack(pack), explain=explain)
+    return _classifier.classify(text, resolve_pack(pack), explain=explain)
 
 
 def split_units(text: str, separator: str = DEFAULT_SEPARATOR) -> list[Unit]:
@@ -61,13 +61,13 @@ def analyze(
 
 def classify_unit(
     unit: Unit, pack: RulePack | str | None = None, *, explain: bool = False
-) -> _classify.Classification:
+) -> _classifier.Classification:
     """Classify a unit, honouring its `<!-- turnlens: class=… -->` pin."""
-    return _classify.classify(unit.text, resolve_pack(pack), explain=explain, pin=unit.pin)
+    return _classifier.classify(unit.text, resolve_pack(pack), explain=explain, pin=unit.pin)
 
 
 def plan(
-    units: Sequence[Unit | _classify.Classification] | str,
+    units: Sequence[Unit | _classifier.Classification] | str,
     budget: int,
     pack: RulePack | str | None = None,
     *,
@@ -78,9 +78,9 @@ def plan(
     if isinstance(units, str):
         analyzed = _analyze(units, Profile(format="auto", separator=separator, pack=resolved))
         return _plan.plan([r.classification for r in analyzed.results], budget)
-    todo = [u for u in units if not isinstance(u, _classify.Classification)]
-    done = iter(_classify.classify_many([u.text for u in todo], resolved, [u.pin for u in todo]))
-    results = [u if isinstance(u, _classify.Classification) else next(done) for u in units]
+    todo = [u for u in units if not isinstance(u, _classifier.Classification)]
+    done = iter(_classifier.classify_many([u.text for u in todo], resolved, [u.pin for u in todo]))
+    results = [u if isinstance(u, _classifier.Classification) else next(done) for u in units]
     return _plan.plan(results, budget)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from turnlens.batch import Labeler, label_batch, units_schema
 from turnlens.batch.schema import LABELS
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.router.resolve import resolve_offline
 
 pa = pytest.importorskip("pyarrow")

@@ -11,8 +11,8 @@ import pytest
 
 from tests.batch.conftest import FORMAT_FIXTURES, ROOT, read_rows
 from turnlens.batch.run import run_batch
+from turnlens.classifier import classify
 from turnlens.cli.check import collect
-from turnlens.core.classify import classify
 from turnlens.pipeline.formats import names
 from turnlens.router.resolve import resolve_offline
 

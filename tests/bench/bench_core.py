@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workloads import prompts_2kb, transcript
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.engine import score_plain
 from turnlens.core.rules import RulePack, builtin_pack
 from turnlens.pipeline.formats.turns import split_units

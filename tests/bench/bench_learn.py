@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workloads import prompts_2kb
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.rules import builtin_pack, rules_only
 from turnlens.router.labeler import label_text
 

@@ -305,7 +305,7 @@ def profile_command(cfg: Config, name: str, args: list[str], data: bytes = b"") 
 
 def bench_classify(cfg: Config) -> list[Result]:
     """Core `classify` on ~2 KB prompts, in-process (the default pack, as the API does)."""
-    from turnlens.core.classify import classify
+    from turnlens.classifier import classify
     from turnlens.core.rules import builtin_pack
 
     prompts = workloads.prompts_2kb()
@@ -358,7 +358,7 @@ def _plain_classify(text: str, pack: Any) -> str | None:
 
 def bench_throughput(cfg: Config) -> list[Result]:
     """split_units + classify every unit of a transcript; and the same with the naive port."""
-    from turnlens.core.classify import classify, classify_many
+    from turnlens.classifier import classify, classify_many
     from turnlens.core.rules import builtin_pack
     from turnlens.pipeline.analyze import UnitCache
     from turnlens.pipeline.formats.turns import split_units

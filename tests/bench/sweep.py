@@ -125,7 +125,7 @@ _ONE_SHOT = """
 import sys, time
 text = open(sys.argv[1], encoding="utf-8").read()
 t = time.perf_counter()
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 classify(text)
 print(time.perf_counter() - t)
 """

@@ -15,8 +15,8 @@ import sys
 import pytest
 
 from tests.bench import sweep
+from turnlens.classifier import classify, classify_many
 from turnlens.core import engine
-from turnlens.core.classify import classify, classify_many
 from turnlens.core.engine import count_lines, count_words, score, score_plain
 from turnlens.core.rules import RulePack, builtin_pack
 from turnlens.pipeline.formats.turns import split_units

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from turnlens.classifier import classify
 from turnlens.core.classes import CLASS_NAMES, task_class
-from turnlens.core.classify import classify, pick
+from turnlens.core.classify import pick
 from turnlens.core.engine import count_lines, count_words
 from turnlens.core.rules import builtin_pack, parse_pack, rules_only
 

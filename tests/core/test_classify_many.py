@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from turnlens.core.classify import classify, classify_many
+from turnlens.classifier import classify, classify_many
 from turnlens.core.rules import builtin_pack
 
 TEXTS = [

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from turnlens.classifier import classify
 from turnlens.core.classes import CLASS_NAMES
-from turnlens.core.classify import classify
 from turnlens.core.rules import builtin_pack
 
 DEV_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "turns-dev.jsonl"

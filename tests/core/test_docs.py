@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from turnlens import api
+from turnlens.classifier import classify
 from turnlens.cli import main
 from turnlens.core.classes import task_classes
-from turnlens.core.classify import classify
 from turnlens.core.rules import builtin_pack
 from turnlens.userfiles import load_rules_file
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from turnlens.classifier import classify
 from turnlens.core import engine
-from turnlens.core.classify import classify
 from turnlens.core.engine import score, score_plain
 from turnlens.core.literals import fold, required_literals
 from turnlens.core.rules import Rule, RulePack, builtin_pack, parse_pack

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from turnlens import api
-from turnlens.core.classify import Classification, classify
+from turnlens.classifier import classify
+from turnlens.core.classify import Classification
 from turnlens.core.plan import plan, tokens
 
 

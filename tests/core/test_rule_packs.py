@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.engine import score, score_plain
 from turnlens.core.rules import RulePackError, builtin_pack, parse_pack
 from turnlens.userfiles import PROJECT_FILE, find_project_rules, load_rules_file

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.rules import builtin_pack
 from turnlens.learn.features import region
 from turnlens.router.labeler import label_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from turnlens.api import classify_unit, split_units
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.rules import builtin_pack, parse_pack, rules_only
 from turnlens.userfiles import load_rules_file
 

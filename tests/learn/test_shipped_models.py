@@ -92,7 +92,7 @@ def test_a_fresh_install_loads_the_models_without_network(tmp_path: Path) -> Non
         "socket.create_connection = refuse\n"
         "import turnlens, turnlens.learn.model as m\n"
         f"assert turnlens.__file__.startswith({str(lib)!r}), turnlens.__file__\n"
-        "from turnlens.core.classify import classify\n"
+        "from turnlens.classifier import classify\n"
         "from turnlens.router.resolve import resolve_offline\n"
         "c = classify('Approved, merge it.')\n"
         "r = resolve_offline('add a --verbose flag to the sync command')\n"

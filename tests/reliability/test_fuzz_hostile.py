@@ -31,8 +31,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from turnlens.classifier import classify
 from turnlens.cli import main as cli_main
-from turnlens.core.classify import classify
 from turnlens.core.rules import RulePackError
 from turnlens.lsp.settings import flat_leaves
 from turnlens.userfiles import load_rules_file

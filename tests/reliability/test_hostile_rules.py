@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.rules import RulePackError
 from turnlens.userfiles import MAX_RULES_FILE, load_rules_file
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.userfiles import load_rules_file
 
 from .conftest import Spawn, report

@@ -85,7 +85,7 @@ def _column(batch: Any, names: list[str], name: str) -> list[Any]:
 def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
     """One list per label column, row by row. Distinct texts are classified together
     (`classify_many` shares the work between texts the rules answer alike) and routed once."""
-    from turnlens.core.classify import classify_many
+    from turnlens.classifier import classify_many
     from turnlens.router.resolve import resolve_offline
 
     pack, router = profile.pack, profile.router

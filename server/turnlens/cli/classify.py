@@ -150,7 +150,7 @@ def run_session(args: argparse.Namespace, text: str, path: str | None, pack: Rul
 
 
 def run(args: argparse.Namespace) -> int:
-    from turnlens.core.classify import classify
+    from turnlens.classifier import classify
 
     text, path = read_input(args)
     pack = apply_models(load_rules(args.rules, path), args.model, "classify")

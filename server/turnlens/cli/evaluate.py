@@ -77,7 +77,7 @@ def _result(name: str, rows: list[Row], outcomes: list[Outcome], labels: tuple[s
 
 def evaluate(rows: list[Row], pack: Any) -> dict[str, Any]:
     """Task classes of `rows` by one pack (its model deciding when it has one)."""
-    from turnlens.core.classify import classify
+    from turnlens.classifier import classify
 
     outcomes = []
     for r in rows:

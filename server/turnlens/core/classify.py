@@ -1,10 +1,9 @@
-"""classify(): the winning task class, with its ratio, frozen flag and verdict.
+"""The rules' answer: scores → the winning task class, its ratio, frozen flag and verdict.
 
-Two engines decide. With the `default` pack (and packs extending it) a learned
-model does, the pack's rule firings being among its features; with `reference`
-(or any pack without a model) the additive rule scores do, exactly as SE-029.
-A pin (`<!-- turnlens: class=X -->`) beats both, and a user rule that fires
-beats the model: people's own corrections always win.
+This is the bottom of the decision: `Classification` (what every view shows) and the
+additive rule decision of SE-029, with a pin forcing the class. It knows nothing of the
+learned model: `turnlens.classifier` puts pins, user rules, the model and these rules
+together, and is what callers use.
 """
 
 from __future__ import annotations
@@ -25,10 +24,10 @@ from turnlens.core.engine import (
     score,
     words_in,
 )
-from turnlens.core.rules import RulePack, builtin_pack
+from turnlens.core.rules import RulePack
 
 if TYPE_CHECKING:
-    from turnlens.learn.model import Contribution, Model
+    from turnlens.learn.model import Contribution
     from turnlens.learn.phrases import Phrase
 
 # Below this probability a view marks the class as unsure (`context?`). Chosen on the
@@ -137,10 +136,10 @@ def from_score(result: Score, pack: RulePack, *, pin: str | None = None) -> Clas
     name = pin if pin is not None else decide(result, pack)
     if name is None:  # a class pack always has a fallback; guard for custom packs
         name = pack.categories[-1]
-    return _of_class(name, result, pinned=pin is not None)
+    return of_class(name, result, pinned=pin is not None)
 
 
-def _of_class(name: str, result: Score, **answer: Any) -> Classification:
+def of_class(name: str, result: Score, **answer: Any) -> Classification:
     """A class and the score it came with; `answer` carries how it was decided (pinned,
     overridden_by, or the model's confidence, probabilities and features)."""
     tc = task_class(name)
@@ -157,89 +156,11 @@ def _of_class(name: str, result: Score, **answer: Any) -> Classification:
     )
 
 
-def model_of(pack: RulePack) -> Model | None:
-    """The loaded model that decides for `pack`, or None (the rules decide)."""
-    m = pack.model
-    if m is None:
-        return None
-    if isinstance(m, str):
-        from turnlens.learn.model import packaged_model
-
-        return packaged_model(m)
-    return m  # type: ignore[return-value]
-
-
-def user_decision(result: Score, pack: RulePack) -> tuple[str, tuple[str, ...]] | None:
-    """The class that the user's own rules (not TurnLens's built-in ones) vote for, if any fired."""
-    votes: dict[str, int] = {}
-    fired: list[str] = []
-    for s in result.signals:
-        rule = pack.rule(s.rule)
-        if rule is None or rule.source.startswith("<builtin:"):
-            continue
-        votes[s.category] = votes.get(s.category, 0) + s.weight
-        fired.append(s.rule)
-    if not votes:
-        return None
-    top = max(votes.values())
-    if top <= 0:
-        return None
-    for name in pack.categories:  # ties: the stricter class
-        if votes.get(name) == top:
-            return name, tuple(fired)
-    return None  # pragma: no cover
-
-
-def from_model(
-    text: str, result: Score, model: Model, *, explain: bool = False, top: int = 8
+def classify_rules(
+    text: str, pack: RulePack, *, explain: bool = False, pin: str | None = None
 ) -> Classification:
-    """The model's answer; with `explain`, the features that pushed it and each rule's weight."""
-    from turnlens.learn.infer import features_from_score
-
-    features = features_from_score(text, result)
-    prediction = model.predict(features)
-    contributions: tuple[Contribution, ...] = ()
-    rule_weights: dict[str, float] | None = None
-    found: tuple[Phrase, ...] = ()
-    if explain:
-        from turnlens.learn.phrases import phrases
-
-        every = model.contributions(features, prediction.label)
-        contributions = tuple(model.top_contributions(features, prediction.label, each=top // 2))
-        # each fired rule's push on this text, in the same units as the features above
-        pushes = {c.key[2:]: c.weight for c in every if c.kind == "d"}
-        rule_weights = {s.rule: pushes[s.rule] for s in result.signals if s.rule in pushes}
-        found = tuple(phrases(text, every))
-    return _of_class(
-        task_class(prediction.label).name,
-        result,
-        confidence=prediction.confidence,
-        engine="model",
-        probabilities=prediction.probabilities,
-        features=contributions,
-        rule_weights=rule_weights,
-        phrases=found,
-    )
-
-
-def classify(
-    text: str,
-    pack: RulePack | None = None,
-    *,
-    explain: bool = False,
-    pin: str | None = None,
-) -> Classification:
-    """Classify one prompt or turn. `pin` forces the class (an inline override)."""
-    pack = pack or builtin_pack("default")
-    result = score(text, pack, explain=explain)
-    model = model_of(pack) if pin is None else None
-    if model is None:
-        return from_score(result, pack, pin=pin)
-    user = user_decision(result, pack)
-    if user is not None:
-        name, fired = user
-        return _of_class(name, result, overridden_by=fired)
-    return from_model(text, result, model, explain=explain)
+    """The rules' answer for one text (what `classify` gives for a pack without a model)."""
+    return from_score(score(text, pack, explain=explain), pack, pin=pin)
 
 
 class _Batch:
@@ -278,11 +199,11 @@ def _batch(pack: RulePack, matcher: _PackMatcher) -> _Batch:
     return entry[1]
 
 
-def classify_many(
-    texts: Iterable[str], pack: RulePack | None = None, pins: Sequence[str | None] | None = None
+def classify_rules_many(
+    texts: Iterable[str], pack: RulePack, pins: Sequence[str | None] | None = None
 ) -> list[Classification]:
-    """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
-    of a transcript.
+    """`[classify_rules(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the
+    turns of a transcript (a pack without a model: `turnlens.classifier.classify_many` decides).
 
     Which rules fire on a text is decided by what the RE2 sets report and by which side
     of each rule's word and line bounds its counts fall. Texts that agree on those get
@@ -290,22 +211,19 @@ def classify_many(
     per combination (a transcript repeats a few hundred). Hits the set cannot vouch for
     (translations exact on ASCII text only, on a non-ASCII text) are confirmed by `re` first.
     """
-    pack = pack or builtin_pack("default")
     texts = list(texts)
     if pins is not None and len(pins) != len(texts):
         raise ValueError("classify_many: one pin (or None) per text")
     matcher = _matcher(pack)
     if not matcher._built:
         matcher._maybe_build(sum(map(len, texts)))
-    # the shared answers hold for the rules engine alone: a pack whose answers come from
-    # elsewhere as well (a learned model reads the text itself) is classified text by text
-    if matcher.set is None or matcher.outside or getattr(pack, "model", None) is not None:
-        return [classify(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
+    if matcher.set is None or matcher.outside:
+        return [classify_rules(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
     out = _classify_batch(texts, pack, matcher, _batch(pack, matcher))
     if pins:
         for i, pin in enumerate(pins):
             if pin is not None:
-                out[i] = classify(texts[i], pack, pin=pin)
+                out[i] = classify_rules(texts[i], pack, pin=pin)
     return out
 
 
@@ -331,7 +249,7 @@ def _classify_batch(
         if "\r" in text:
             text = normalize_newlines(text)
         if len(text) > 1 << 20:
-            append(classify(text, pack))  # long: counted and confirmed on its own
+            append(classify_rules(text, pack))  # long: counted and confirmed on its own
             continue
         if text.isascii():
             data = text.encode("ascii")
@@ -340,7 +258,7 @@ def _classify_batch(
         else:
             utf8 = _set_input(text)
             if utf8 is None:  # what the set cannot read (`ı`, `İ`, lone surrogates)
-                append(classify(text, pack))
+                append(classify_rules(text, pack))
                 continue
             data = utf8
             words = count_words(text)
@@ -362,7 +280,7 @@ def _classify_batch(
         frozen_key = tuple(key)
         answer = answers.get(frozen_key)
         if answer is None:
-            answer = classify(text, pack)
+            answer = classify_rules(text, pack)
             if len(answers) >= 4096:
                 answers.clear()
             answers[frozen_key] = answer

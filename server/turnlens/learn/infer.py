@@ -7,15 +7,23 @@ the SE-029 fields of a classification and the model's input.
 from __future__ import annotations
 
 from turnlens.core.engine import Score, normalize_newlines, score
-from turnlens.core.rules import RulePack, builtin_pack
+from turnlens.core.rules import RulePack, builtin_pack, packaged_pack
 from turnlens.learn.features import Features, extract
+
+# The label pack is the router's data, but the labels model is trained on its firings: the
+# model's layer names it, and the router's labeler takes it from here.
+LABELS_PACKAGE = "turnlens.router.packs"
+LABELS_FILE = "labels.toml"
+
+
+def label_pack() -> RulePack:
+    """The packaged label pack (parsed and validated once)."""
+    return packaged_pack(LABELS_PACKAGE, LABELS_FILE)
 
 
 def feature_pack(name: str) -> RulePack:
     """The rule pack whose firings a model was trained on (`default` or `labels`)."""
     if name == "labels":
-        from turnlens.router.labeler import label_pack
-
         return label_pack()
     return builtin_pack(name)
 

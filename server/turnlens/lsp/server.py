@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from turnlens import __version__
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.engine import prefer_memory, take_switched_off
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack, with_model
 from turnlens.lsp.documents import DocState, glob_problem, is_excluded

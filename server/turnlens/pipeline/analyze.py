@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from turnlens.core.classify import Classification, classify
+from turnlens.classifier import classify
+from turnlens.core.classify import Classification
 from turnlens.pipeline.formats import Edit, Format, NotATranscript, Problem, Split, resolve
 from turnlens.pipeline.formats.jsonl import Line
 from turnlens.pipeline.profile import Profile

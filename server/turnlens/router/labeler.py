@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING
 
 from turnlens.core.classify import decide
 from turnlens.core.engine import Signal, score
-from turnlens.core.rules import RulePack, packaged_pack
+from turnlens.core.rules import RulePack
+from turnlens.learn.infer import features_from_score, label_pack
 
 if TYPE_CHECKING:
     from turnlens.learn.model import Contribution, Model
     from turnlens.learn.phrases import Phrase
 
-LABELS_PACKAGE = "turnlens.router.packs"
-LABELS_FILE = "labels.toml"
+__all__ = ["Labeling", "label_pack", "label_text", "strip_directive"]
+
 # A leading `/route <word>` is an instruction to the router, not part of the request.
 _DIRECTIVE = re.compile(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
 
@@ -58,11 +59,6 @@ class Labeling:
         return f"{self.label} {self.scores[self.label]} ({', '.join(parts)})"
 
 
-def label_pack() -> RulePack:
-    """The packaged label pack (parsed and validated once)."""
-    return packaged_pack(LABELS_PACKAGE, LABELS_FILE)
-
-
 def strip_directive(text: str) -> str:
     return _DIRECTIVE.sub("", text, count=1)
 
@@ -82,7 +78,6 @@ def label_text(
     result = score(body, pack, explain=explain)
     if not use_model:
         return Labeling(decide(result, pack), result.scores, result.signals)
-    from turnlens.learn.infer import features_from_score
     from turnlens.learn.model import packaged_model
 
     model = model or packaged_model("labels")

@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.plan import plan
 from turnlens.core.rules import builtin_pack
 from turnlens.lsp.server import TurnLensServer

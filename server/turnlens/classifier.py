@@ -1,0 +1,128 @@
+"""classify(): one answer for a prompt or turn from pins, user rules, the model and the rules.
+
+Two engines decide. With the `default` pack (and packs extending it) a learned
+model does, the pack's rule firings being among its features; with `reference`
+(or any pack without a model) the additive rule scores do, exactly as SE-029.
+A pin (`<!-- turnlens: class=X -->`) beats both, and a user rule that fires
+beats the model: people's own corrections always win.
+
+This module sits above both the rules (`core`) and the model (`learn`): neither
+knows of the other, and everything that wants a class (the pipeline, the router's
+views, the CLI) asks here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from turnlens.core.classes import task_class
+from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class
+from turnlens.core.engine import Score, score
+from turnlens.core.rules import RulePack, builtin_pack
+
+if TYPE_CHECKING:
+    from turnlens.learn.model import Contribution, Model
+    from turnlens.learn.phrases import Phrase
+
+__all__ = ["Classification", "classify", "classify_many", "from_model", "model_of", "user_decision"]
+
+
+def model_of(pack: RulePack) -> Model | None:
+    """The loaded model that decides for `pack`, or None (the rules decide)."""
+    m = pack.model
+    if m is None:
+        return None
+    if isinstance(m, str):
+        from turnlens.learn.model import packaged_model
+
+        return packaged_model(m)
+    return m  # type: ignore[return-value]
+
+
+def user_decision(result: Score, pack: RulePack) -> tuple[str, tuple[str, ...]] | None:
+    """The class that the user's own rules (not TurnLens's built-in ones) vote for, if any fired."""
+    votes: dict[str, int] = {}
+    fired: list[str] = []
+    for s in result.signals:
+        rule = pack.rule(s.rule)
+        if rule is None or rule.source.startswith("<builtin:"):
+            continue
+        votes[s.category] = votes.get(s.category, 0) + s.weight
+        fired.append(s.rule)
+    if not votes:
+        return None
+    top = max(votes.values())
+    if top <= 0:
+        return None
+    for name in pack.categories:  # ties: the stricter class
+        if votes.get(name) == top:
+            return name, tuple(fired)
+    return None  # pragma: no cover
+
+
+def from_model(
+    text: str, result: Score, model: Model, *, explain: bool = False, top: int = 8
+) -> Classification:
+    """The model's answer; with `explain`, the features that pushed it and each rule's weight."""
+    from turnlens.learn.infer import features_from_score
+
+    features = features_from_score(text, result)
+    prediction = model.predict(features)
+    contributions: tuple[Contribution, ...] = ()
+    rule_weights: dict[str, float] | None = None
+    found: tuple[Phrase, ...] = ()
+    if explain:
+        from turnlens.learn.phrases import phrases
+
+        every = model.contributions(features, prediction.label)
+        contributions = tuple(model.top_contributions(features, prediction.label, each=top // 2))
+        # each fired rule's push on this text, in the same units as the features above
+        pushes = {c.key[2:]: c.weight for c in every if c.kind == "d"}
+        rule_weights = {s.rule: pushes[s.rule] for s in result.signals if s.rule in pushes}
+        found = tuple(phrases(text, every))
+    return of_class(
+        task_class(prediction.label).name,
+        result,
+        confidence=prediction.confidence,
+        engine="model",
+        probabilities=prediction.probabilities,
+        features=contributions,
+        rule_weights=rule_weights,
+        phrases=found,
+    )
+
+
+def classify(
+    text: str,
+    pack: RulePack | None = None,
+    *,
+    explain: bool = False,
+    pin: str | None = None,
+) -> Classification:
+    """Classify one prompt or turn. `pin` forces the class (an inline override)."""
+    pack = pack or builtin_pack("default")
+    result = score(text, pack, explain=explain)
+    model = model_of(pack) if pin is None else None
+    if model is None:
+        return from_score(result, pack, pin=pin)
+    user = user_decision(result, pack)
+    if user is not None:
+        name, fired = user
+        return of_class(name, result, overridden_by=fired)
+    return from_model(text, result, model, explain=explain)
+
+
+def classify_many(
+    texts: Iterable[str], pack: RulePack | None = None, pins: Sequence[str | None] | None = None
+) -> list[Classification]:
+    """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
+    of a transcript: a pack without a model shares the rules' answers between texts that fire
+    the same rules (`core.classify.classify_rules_many`); a model reads each text itself."""
+    pack = pack or builtin_pack("default")
+    if pack.model is None:
+        return classify_rules_many(texts, pack, pins)
+    texts = list(texts)
+    if pins is not None and len(pins) != len(texts):
+        raise ValueError("classify_many: one pin (or None) per text")
+    return [classify(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
