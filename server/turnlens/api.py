@@ -11,25 +11,20 @@ from typing import TYPE_CHECKING
 
 from turnlens import classifier as _classifier
 from turnlens.core import plan as _plan
-from turnlens.core.rules import RulePack, builtin_pack
+from turnlens.core.rules import RulePack
 from turnlens.pipeline.analyze import Analyzed
 from turnlens.pipeline.analyze import analyze as _analyze
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
 from turnlens.pipeline.formats.turns import split_units as _split_units
-from turnlens.pipeline.profile import Profile
 from turnlens.pipeline.units import Unit
+from turnlens.pipeline.workspace import pack_named, profile_for_pack
 
 if TYPE_CHECKING:
     from turnlens.router.resolve import Route
     from turnlens.router.settings import RouterSettings
 
 
-def resolve_pack(pack: RulePack | str | None) -> RulePack:
-    if pack is None:
-        return builtin_pack("default")
-    if isinstance(pack, str):
-        return builtin_pack(pack)
-    return pack
+resolve_pack = pack_named
 
 
 def classify(
@@ -53,10 +48,7 @@ def analyze(
     settings: RouterSettings | None = None,
 ) -> Analyzed:
     """Every unit of a document (any supported format) with its class and route."""
-    from turnlens.router.settings import RouterSettings as _RouterSettings
-
-    profile = Profile(format=format, pack=resolve_pack(pack), router=settings or _RouterSettings())
-    return _analyze(text, profile, path=path)
+    return _analyze(text, profile_for_pack(pack, format=format, router=settings), path=path)
 
 
 def classify_unit(
@@ -76,7 +68,7 @@ def plan(
     """The session compression plan (SPEC §4) for units, classifications or a whole document."""
     resolved = resolve_pack(pack)
     if isinstance(units, str):
-        analyzed = _analyze(units, Profile(format="auto", separator=separator, pack=resolved))
+        analyzed = _analyze(units, profile_for_pack(resolved, separator=separator))
         return _plan.plan([r.classification for r in analyzed.results], budget)
     todo = [u for u in units if not isinstance(u, _classifier.Classification)]
     done = iter(_classifier.classify_many([u.text for u in todo], resolved, [u.pin for u in todo]))

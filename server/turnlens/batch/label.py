@@ -43,10 +43,9 @@ class Labeler:
     def profile(self) -> Profile:
         """The pack and router settings, loaded once per process."""
         if not self._profile:
-            from turnlens.core.rules import builtin_pack
-            from turnlens.pipeline.profile import Profile
+            from turnlens.pipeline.workspace import profile_for_pack
 
-            self._profile.append(Profile(pack=builtin_pack(self.pack), route_roles=self.route_roles))
+            self._profile.append(profile_for_pack(self.pack, route_roles=self.route_roles))
         return self._profile[0]
 
     def __call__(self, batch: Any) -> Any:

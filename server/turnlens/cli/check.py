@@ -21,7 +21,6 @@ from turnlens.cli.common import (
     UsageError,
     add_format_arg,
     add_model_arg,
-    apply_models,
     load_models,
     load_rules,
     make_profile,
@@ -206,13 +205,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {shown(', '.join(args.paths))}"
         )
-    pack = apply_models(load_rules(args.rules, files[0] if len(files) == 1 else None), args.model, "check")
-    profile = make_profile(args, pack, "turnlens check")
-    label_model = load_models(args.model, "check").get("labels")
-    if label_model is not None:
-        from dataclasses import replace
+    from turnlens.pipeline.workspace import with_user_model
 
-        profile = replace(profile, router=replace(profile.router, label_model=label_model))
+    models = load_models(args.model, "check")
+    pack = with_user_model(load_rules(args.rules, files[0] if len(files) == 1 else None), models)
+    profile = make_profile(args, pack, "turnlens check", models)
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     named = {Path(p) for p in args.paths}  # files named on the command line, not found in a walk
     code = EXIT_OK

@@ -7,11 +7,11 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack
+from turnlens.core.rules import RulePack
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from turnlens.pipeline.formats import Problem
@@ -46,17 +46,24 @@ def add_format_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def make_profile(args: argparse.Namespace, pack: RulePack, command: str) -> Profile:
-    """The profile of a CLI run: `--from`, `--separator` and the pack (validated here, exit 2)."""
+def make_profile(
+    args: argparse.Namespace, pack: RulePack, command: str, models: Mapping[str, Any] | None = None
+) -> Profile:
+    """The profile of a CLI run: `--from`, `--separator` and the pack (validated here, exit 2);
+    a labels model among `models` routes."""
     from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR, SeparatorError, compile_separator
-    from turnlens.pipeline.profile import Profile
+    from turnlens.pipeline.workspace import profile_for_pack, with_labels_model
+    from turnlens.router.settings import RouterSettings
 
     separator = getattr(args, "separator", None) or DEFAULT_SEPARATOR
     try:
         compile_separator(separator)
     except SeparatorError as exc:
         raise UsageError(f"{command}: {exc}") from None
-    return Profile(format=getattr(args, "from_format", "auto"), separator=separator, pack=pack)
+    router = with_labels_model(RouterSettings(), models or {})
+    return profile_for_pack(
+        pack, format=getattr(args, "from_format", "auto"), separator=separator, router=router
+    )
 
 
 def report_problems(path: Path | str, problems: Sequence[Problem]) -> None:
@@ -121,34 +128,17 @@ def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
 
 
 def load_rules(spec: str | None, near: Path | None) -> RulePack:
-    """`--rules NAME|PATH`, else the `.turnlens.toml` found upward from the input, else `default`."""
-    from turnlens.userfiles import find_project_rules, load_rules_file
+    """`--rules NAME|PATH`, else the `.turnlens.toml` found upward from the input, else `default`
+    (resolved by the pipeline's workspace; a file it cannot use exits 2)."""
+    from turnlens.pipeline.workspace import WorkspaceError, command_line_pack
+
+    def warn(message: str) -> None:
+        print(f"turnlens: warning: {message}", file=sys.stderr)
 
     try:
-        if spec in BUILTIN_PACKS:
-            return builtin_pack(spec)
-        if spec:
-            from pathlib import Path
-
-            path = Path(spec)
-            try:
-                exists = path.exists()
-            except OSError as exc:  # a name too long, a folder we may not enter
-                raise UsageError(f"turnlens: --rules {shown(spec)}: {exc.strerror or exc}") from None
-            if not exists:
-                raise UsageError(
-                    f"turnlens: --rules {shown(spec)}: no such file "
-                    f"(built-in packs: {', '.join(BUILTIN_PACKS)})"
-                )
-            pack = load_rules_file(path)
-        else:
-            found = find_project_rules(near.parent if near else os.getcwd())
-            pack = load_rules_file(found) if found else builtin_pack("default")
-    except RulePackError as exc:
-        raise UsageError(f"turnlens: {shown(str(exc))}") from None
-    for warning in pack.warnings:
-        print(f"turnlens: warning: {warning} (rule skipped)", file=sys.stderr)
-    return pack
+        return command_line_pack(spec, near, warn)
+    except WorkspaceError as exc:
+        raise UsageError(f"turnlens: {exc}") from None
 
 
 def add_model_arg(parser: argparse.ArgumentParser) -> None:
@@ -164,30 +154,17 @@ def add_model_arg(parser: argparse.ArgumentParser) -> None:
 
 def load_models(paths: list[str], command: str) -> dict[str, Any]:
     """Model files by task (`classes`, `labels`): `--model` paths, else $TURNLENS_MODELS."""
-    import os
-
     from turnlens.learn.model import ModelError
-    from turnlens.userfiles import load_model_file
+    from turnlens.pipeline.workspace import command_line_models
 
-    if not paths:
-        paths = [p for p in os.environ.get("TURNLENS_MODELS", "").split(os.pathsep) if p]
-    models: dict[str, Any] = {}
-    for raw in paths:
-        try:
-            from pathlib import Path
-
-            model = load_model_file(Path(raw))
-        except ModelError as exc:
-            raise UsageError(f"turnlens {command}: {exc}") from None
-        models[model.task] = model
-    return models
+    try:
+        return command_line_models(paths)
+    except ModelError as exc:
+        raise UsageError(f"turnlens {command}: {exc}") from None
 
 
 def apply_models(pack: RulePack, paths: list[str], command: str) -> RulePack:
     """The pack with a user's classes model deciding, when one is given and the pack has a model."""
-    from turnlens.core.rules import with_model
+    from turnlens.pipeline.workspace import with_user_model
 
-    model = load_models(paths, command).get("classes")
-    if model is None or pack.model is None:
-        return pack
-    return with_model(pack, model)
+    return with_user_model(pack, load_models(paths, command))

@@ -99,16 +99,13 @@ async def _route_with_model(text: str, settings: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
+    from turnlens.pipeline.workspace import with_labels_model
     from turnlens.router.resolve import resolve_early, resolve_offline
 
     text, _ = read_input(args)
     settings = _settings(args)
     files = [args.model] if args.model and not settings.uses_model else []
-    label_model = load_models(files, "route").get("labels")
-    if label_model is not None:
-        settings = replace(settings, label_model=label_model)
+    settings = with_labels_model(settings, load_models(files, "route"))
     if settings.uses_model and resolve_early(text, settings) is None:
         import asyncio
 

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     import gc
 
     gc.disable()
-    from turnlens.lsp.server import run_server
+    from turnlens.lsp.run import run_server
 
     code = run_server(host=host, port=port, log_level=args.log_level, log_file=args.log_file)
     # an editor that leaves without `shutdown` is an error (LSP: exit 1); a person at a

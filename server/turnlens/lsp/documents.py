@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
@@ -90,6 +91,15 @@ class DocState:
             if nxt.start <= len(text) and text.find("\n", offset, nxt.start) < 0:
                 return results[i + 1]
         return None
+
+
+def folder_of(path: str | None, folders: Iterable[str | None]) -> str | None:
+    """The innermost workspace folder holding `path`, or None."""
+    best = None
+    for folder in folders:
+        if folder and path and path.startswith(folder) and (best is None or len(folder) > len(best)):
+            best = folder
+    return best
 
 
 def _unit_start(result: UnitResult) -> int:

@@ -110,7 +110,7 @@ def register(server: TurnLensServer) -> None:
             rng = None
         else:
             state = ls.named_document(arg, "turnlens.classify")
-            settings, pack = state.settings, state.pack or builtin_pack(state.settings.rules_pack)
+            settings, pack = state.settings, ls.pack_of(state)
             doc = state.doc
             requested = _range(arg)
             start, end = (
@@ -155,8 +155,8 @@ def register(server: TurnLensServer) -> None:
 
     @server.command("turnlens.reload")
     async def reload_command(ls: TurnLensServer, *args: Any) -> dict[str, Any]:
-        ls.clear_packs()
-        ls.reload_routers()
+        ls.resolver.forget_files()
+        ls.resolver.reload_routers()
         await asyncio.gather(*(ls.pull_settings(s) for s in list(ls.documents.values())))
         for state in ls.documents.values():
             state.cache.clear()

@@ -69,5 +69,5 @@ def register(server: TurnLensServer) -> None:
         # pull-capable clients are asked again (their answer is authoritative); for the others
         # pull_settings falls back to what they pushed
         await asyncio.gather(*(ls.pull_settings(s) for s in list(ls.documents.values())))
-        ls.clear_packs()
+        ls.resolver.forget_files()
         ls.reanalyze_all()
