@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.learn.model import Contribution
 from turnlens.learn.phrases import phrases
 
