@@ -123,10 +123,10 @@ def run_session(args: argparse.Namespace, text: str, path: str | None, pack: Rul
     if fmt.name in _ONE_PROMPT and args.from_format in (None, "auto"):
         return None
     from turnlens.pipeline.analyze import analyze
-    from turnlens.pipeline.profile import Profile
+    from turnlens.pipeline.workspace import profile_for_pack
 
     try:
-        analyzed = analyze(text, Profile(format=fmt.name, pack=pack), path=path)
+        analyzed = analyze(text, profile_for_pack(pack, format=fmt.name), path=path)
     except NotATranscript as exc:
         raise UsageError(f"turnlens classify: {path or '<stdin>'}: {exc}") from None
     report_problems(path or "<stdin>", analyzed.problems)
