@@ -14,7 +14,7 @@ JSONL = {
     "codex": "codex/rollout-2026-*.jsonl",
     "gemini-jsonl": "gemini/session-*.jsonl",
     "openai-jsonl": "openai/finetune-support.jsonl",
-    "claude-code": "claude-code/*.jsonl",
+    "claude-code": "claude-code/3a7c9e10-*.jsonl",
 }
 JSON = {
     "chatgpt": "chatgpt/conversations.json",

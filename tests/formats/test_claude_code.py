@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.formats.conftest import check_spans, read
 
-SESSION = "claude-code/*.jsonl"
+SESSION = "claude-code/3a7c9e10-*.jsonl"
 
 
 def test_units_of_a_session() -> None:
@@ -31,3 +31,100 @@ def test_units_of_a_session() -> None:
 def test_unknown_line_type_is_reported_once() -> None:
     r = read(SESSION, "claude-code")
     assert [(p.line, p.severity) for p in r.split.problems] == [(12, "info")]
+
+
+VSCODE = "claude-code/8f41c2d0-*.jsonl"
+AGENT = "claude-code/8f41c2d0-*/subagents/agent-*.jsonl"
+
+
+def test_text_the_client_added_and_commands_are_kinds_of_their_own() -> None:
+    r = read(VSCODE, "claude-code")
+    assert r.shape() == [
+        ("system", "injected"),  # <ide_opened_file>
+        ("system", "injected"),  # <ide_selection>
+        ("user", "prompt"),  # what the person typed, in the same message
+        ("assistant", "thinking"),
+        ("assistant", "tool_call"),  # Task
+        ("tool", "tool_result"),  # report + agentId footer: one result
+        ("user", "prompt"),  # typed while the agent worked: a queued_command attachment
+        ("assistant", "reply"),
+        ("user", "command"),  # /model sonnet
+        ("system", "command"),  # its output
+        ("system", "injected"),  # <system-reminder>
+        ("user", "prompt"),
+        ("assistant", "reply"),
+        ("system", "injected"),  # [Request interrupted by user]
+        ("user", "command"),  # `!` shell input
+        ("system", "command"),  # its output
+    ]
+    prompts = [u.text for u in r.units if u.kind == "prompt"]
+    assert prompts == [
+        "Why does this branch skip the discount on the day a coupon expires?",
+        "also check the tests for the same bug",
+        "Bitte füge den Testfall für das Ablaufdatum hinzu 🧪",
+    ]
+    check_spans(r, anchors={5: "Task", 6: r.literal(r.units[5])})
+
+
+def test_a_tool_result_in_several_blocks_is_one_unit_anchored_on_its_first() -> None:
+    r = read(VSCODE, "claude-code")
+    (result,) = [u for u in r.units if u.kind == "tool_result"]
+    assert result.text.startswith("Two comparisons:") and result.text.endswith("if needed)")
+    assert "\n\nagentId: a7f3c901" in result.text
+    assert r.literal(result).startswith("Two comparisons:") and "agentId" not in r.literal(result)
+    calls = [u for u in r.units if u.kind == "tool_call"]
+    assert len(calls) == 1
+
+
+def test_summaries_of_other_sessions_are_no_units_and_no_title() -> None:
+    r = read(VSCODE, "claude-code")
+    assert all(u.kind != "summary" for u in r.units)
+    assert r.split.title is None
+    notes = [p for p in r.split.problems if "other sessions" in p.message]
+    assert [(p.line, p.severity) for p in notes] == [(1, "info")]
+    only = read("claude-code/summaries-only.jsonl", "claude-code")
+    assert only.units == [] and only.split.title is None
+    assert "2 summary line(s) of other sessions" in only.split.problems[0].message
+
+
+def test_a_summary_of_this_session_stays_its_title() -> None:
+    r = read(SESSION, "claude-code")
+    assert r.units[0].kind == "summary" and r.split.title == "Split the config loader"
+
+
+def test_recorded_usage_models_times_and_session() -> None:
+    info = read(VSCODE, "claude-code").split.info
+    assert info is not None
+    # three API calls; the first is written as two lines that repeat its usage: counted once
+    assert dict(info.usage) == {"input": 26, "cache_write": 6300, "cache_read": 47300, "output": 446}
+    assert info.usage_source == "message.usage"
+    assert info.recorded_tokens == 26 + 6300 + 47300 + 446
+    assert info.models == ["claude-opus-4-1-20250805", "claude-sonnet-4-5-20250929"]
+    assert info.to_json()["started"] == "2026-04-02T08:15:00Z"
+    assert info.to_json()["ended"] == "2026-04-02T08:22:41Z"
+    assert info.session_id == "8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f" and info.parent_session is None
+    old = read(SESSION, "claude-code").split.info
+    assert old is not None and old.sidechain_units == 2  # a Task sidechain inside the file
+
+
+def test_a_sub_agent_file_names_its_parent_session() -> None:
+    r = read(AGENT, "claude-code")
+    assert r.shape() == [
+        ("user", "prompt"),
+        ("assistant", "tool_call"),
+        ("tool", "tool_result"),
+        ("assistant", "reply"),
+    ]
+    info = r.split.info
+    assert info is not None
+    assert info.parent_session == "8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f"
+    assert info.session_id == "a7f3c901"
+    assert info.models == ["claude-haiku-4-5-20251001"]
+    assert info.usage["input"] == 6600 and info.usage["output"] == 108
+
+
+def test_units_carry_the_time_of_their_line() -> None:
+    r = read(VSCODE, "claude-code")
+    assert all(u.time is not None for u in r.units)
+    times = [u.time for u in r.units]
+    assert times == sorted(times)  # type: ignore[type-var]

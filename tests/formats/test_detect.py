@@ -14,6 +14,9 @@ EXPECTED = {
     "anthropic/messages-refactor.json": "anthropic",
     "chatgpt/conversations.json": "chatgpt",
     "claude-code/3a7c9e10-5b2d-4f61-8e0a-1c2d3e4f5a6b.jsonl": "claude-code",
+    "claude-code/8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f.jsonl": "claude-code",
+    "claude-code/summaries-only.jsonl": "claude-code",
+    "claude-code/8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f/subagents/agent-a7f3c901.jsonl": "claude-code",
     "codex/rollout-2025-05-02T14-03-11-0b8e6d2a-19c4-4f7e-8a53-6c1d2e3f4a5b.jsonl": "codex",
     "codex/rollout-2026-03-14T09-30-00-5f0c2b1e-7a41-4c55-9d0e-2b8f6a1c3d77.jsonl": "codex",
     "gemini/session-2026-03-15T10-00-a1b2c3d4.json": "gemini",
@@ -25,7 +28,7 @@ EXPECTED = {
 
 
 def test_every_fixture_is_listed() -> None:
-    json_fixtures = [p for p in FIXTURES.glob("*/*") if p.suffix in (".json", ".jsonl")]
+    json_fixtures = [p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl")]
     assert sorted(str(p.relative_to(FIXTURES)) for p in json_fixtures) == sorted(EXPECTED)
 
 

@@ -17,7 +17,21 @@ from typing import Final, NamedTuple
 from turnlens.core.classes import CLASS_NAMES
 
 ROLES: Final = ("user", "assistant", "tool", "system")
-KINDS: Final = ("prompt", "reply", "tool_call", "tool_result", "thinking", "summary", "system")
+KINDS: Final = (
+    "prompt",
+    "reply",
+    "tool_call",
+    "tool_result",
+    "thinking",
+    "summary",
+    "system",
+    "injected",
+    "command",
+)
+#: kinds a person did not type as a prompt, though they sit in the user's messages: text the
+#: client added (an editor selection, a reminder, an image wrapper) and slash commands with
+#: their output. Never routed; views show them faded and count them apart.
+ASIDE_KINDS: Final = frozenset({"injected", "command"})
 
 _DIRECTIVE = re.compile(r"<!--[ \t]*turnlens:[ \t]*(.*?)[ \t]*-->", re.IGNORECASE)
 _BLANK_PREFIX = re.compile(r"[ \t\r\n\f\v]*")
@@ -45,6 +59,7 @@ class Unit(NamedTuple):
     # metadata kept out of scoring but read by the router (a prompt file's YAML frontmatter,
     # which may say `effort:`); it sits just before the unit's text in the document
     meta: str | None = None
+    time: float | None = None  # when the file says the message was written (Unix seconds), else None
 
     @property
     def route_text(self) -> str:

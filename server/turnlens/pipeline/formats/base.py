@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from turnlens.pipeline.units import Unit
@@ -31,6 +33,105 @@ class FormatOptions:
     hide_kinds: tuple[str, ...] = ()
 
 
+#: recorded token counts a session file may hold, in the order views show them
+USAGE_KEYS = ("input", "output", "cache_read", "cache_write", "reasoning")
+
+
+def parse_time(value: Any) -> float | None:
+    """Unix seconds of a recorded time: an ISO 8601 string (`Z` or an offset; no zone is UTC)
+    or a number of seconds or milliseconds since 1970. None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        seconds = float(value) / 1000 if value > 1e11 else float(value)
+        return seconds if 0 < seconds < 1e11 else None
+    text = getattr(value, "text", value)  # a spanned string reads as its text
+    if not isinstance(text, str) or not 10 <= len(text) <= 40:
+        return None
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
+
+
+def iso_time(seconds: float | None) -> str | None:
+    """A time as ISO 8601 in UTC, to the second (None stays None)."""
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    """What a session file records about the session itself, besides its messages: its id, the
+    session it is a sub-agent of, when it started and ended, the models that answered, and the
+    tokens the API reported. Readers fill it as they go (a streamed file is never held whole);
+    every field stays empty where the file does not say."""
+
+    title: str | None = None
+    session_id: str | None = None
+    parent_session: str | None = None  # set for a sub-agent's own file (a Task sidechain)
+    started: float | None = None
+    ended: float | None = None
+    models: list[str] = field(default_factory=list)
+    usage: Counter[str] = field(default_factory=Counter)  # USAGE_KEYS → tokens, as recorded
+    usage_source: str | None = None  # where the counts come from, e.g. "message.usage"
+    sidechain_units: int = 0  # units of a sub-agent's conversation inside this file
+
+    def see_time(self, value: Any) -> float | None:
+        """Widen the session's span to a recorded time; the time, parsed."""
+        when = parse_time(value)
+        if when is not None:
+            if self.started is None or when < self.started:
+                self.started = when
+            if self.ended is None or when > self.ended:
+                self.ended = when
+        return when
+
+    def see_model(self, name: Any) -> None:
+        text = getattr(name, "text", name)
+        if isinstance(text, str) and text.strip() and text not in self.models and len(self.models) < 32:
+            if not text.startswith("<"):  # `<synthetic>`: the client's own message, no model
+                self.models.append(text)
+
+    def add_usage(self, source: str, **counts: Any) -> None:
+        """Add recorded token counts (non-numbers and negatives are passed over)."""
+        for key, value in counts.items():
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                self.usage[key] += value
+                self.usage_source = source
+
+    def set_usage(self, source: str, **counts: Any) -> None:
+        """Replace the counts with a running total the file records (Codex's token_count)."""
+        self.usage.clear()
+        self.add_usage(source, **counts)
+
+    @property
+    def recorded_tokens(self) -> int:
+        """Input and output tokens the file records (cache reads and writes are part of the input
+        where the API reports them apart); 0 when it records none."""
+        u = self.usage
+        return u["input"] + u["cache_read"] + u["cache_write"] + u["output"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "parent_session": self.parent_session,
+            "started": iso_time(self.started),
+            "ended": iso_time(self.ended),
+            "models": list(self.models),
+            "recorded_tokens": (
+                {k: self.usage.get(k, 0) for k in USAGE_KEYS} | {"source": self.usage_source}
+                if self.usage_source
+                else None
+            ),
+            "sidechain_units": self.sidechain_units,
+        }
+
+
 @dataclass(slots=True)
 class Split:
     """The units of one document, what was passed over, and what a re-split may reuse."""
@@ -39,6 +140,7 @@ class Split:
     problems: list[Problem] = field(default_factory=list)
     state: Any = None  # the format's own memo for `resplit`
     title: str | None = None  # a session title where the file records one
+    info: SessionInfo | None = None  # times, models, recorded tokens, where the file has them
 
 
 class Format(Protocol):

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Problem
+from turnlens.pipeline.formats.base import Problem, SessionInfo
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
 from turnlens.pipeline.formats.jsonspan import JStr, decoded_json, plain
@@ -58,6 +58,13 @@ _INJECTED = re.compile(
     r"\s*(?:<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions"
     r"|<turn_aborted>|<user_shell_command>|<permissions instructions>|<collaboration_mode>)"
 )
+# text a Codex client wraps around or adds before what the user typed: image wrappers, the IDE
+# extension's context (open files, selection), files mentioned with `@`. Kind `injected`.
+_WRAPPERS = re.compile(
+    r"\s*(?:</?image\b[^>]*>\s*$|<image name=|# Files mentioned by the user|# Context from my IDE setup"
+    r"|<user_action>|<ide_context>)"
+)
+_REQUEST = re.compile(r"^##? My request for Codex:?[ \t]*\r?\n?", re.MULTILINE)
 _ROLLOUT_NAME = re.compile(r"(?:^|/)rollout-[^/]*\.jsonl$")
 
 
@@ -125,8 +132,11 @@ class CodexFormat(JsonlFormat):
             return 90 if named else 70
         return 0
 
-    def read(self, records: Iterable[Record], problems: list[Problem]) -> Iterator[Unit]:
+    def read(
+        self, records: Iterable[Record], problems: list[Problem], info: SessionInfo | None = None
+    ) -> Iterator[Unit]:
         turn = _Turn()
+        info = info if info is not None else SessionInfo()
         unknown: set[str] = set()
         for r in records:
             obj = r.obj
@@ -135,7 +145,9 @@ class CodexFormat(JsonlFormat):
                 continue
             kind = plain(obj.get("type"))
             payload = obj.get("payload")
+            info.see_time(obj.get("timestamp"))
             if kind in _ENVELOPES and isinstance(payload, dict):
+                _session_facts(kind, payload, info)
                 yield from self._enveloped(r, kind, payload, turn, problems, unknown)
             elif kind in _ITEMS:
                 yield from self._item(r, obj, turn, problems, unknown)  # an older, bare rollout
@@ -194,12 +206,22 @@ class CodexFormat(JsonlFormat):
 
     def _prompt(self, r: Record, value: Any, turn: _Turn) -> None:
         text = plain(value) or ""
+        units: list[Unit | None]
         if _INJECTED.match(text):
-            unit = make_unit(r, value, "system", "system")
+            units = [make_unit(r, value, "system", "system")]
+        elif _WRAPPERS.match(text):
+            request = _REQUEST.search(text)
+            if request is None:
+                units = [make_unit(r, value, "system", "injected")]
+            else:  # the IDE's context, then what the user typed: two units on the one string
+                context, typed = text[: request.start()], text[request.end() :]
+                units = [
+                    make_unit(r, value, "system", "injected", text=context),
+                    make_unit(r, value, "user", "prompt", text=typed, effort_used=turn.effort),
+                ]
         else:
-            unit = make_unit(r, value, "user", "prompt", effort_used=turn.effort)
-        if unit is not None:
-            turn.pending.append(unit)
+            units = [make_unit(r, value, "user", "prompt", effort_used=turn.effort)]
+        turn.pending.extend(u for u in units if u is not None)
 
     def _item(
         self,
@@ -265,16 +287,57 @@ class CodexFormat(JsonlFormat):
             if unit is not None:
                 yield unit
         elif itype == "web_search_call":
-            action = item.get("action")
-            query = action.get("query") if isinstance(action, dict) else None
-            unit = make_unit(r, query, "assistant", "tool_call", text=f"web_search: {plain(query) or ''}")
-            if unit is not None and plain(query):
+            unit = _web_search(r, item.get("action"))
+            if unit is not None:
                 yield unit
         elif itype in ("function_call_output", "custom_tool_call_output"):
             yield from _outputs(r, item.get("output"))
         elif itype not in _QUIET_ITEMS and itype is not None and itype not in unknown:
             unknown.add(itype)
             problems.append(Problem(r.line, f"unknown response item {itype!r} passed over", "info"))
+
+
+def _session_facts(kind: str, payload: dict[str, Any], info: SessionInfo) -> None:
+    """What an enveloped line says about the session: its id, the model, the token totals."""
+    if kind == "session_meta":
+        info.session_id = info.session_id or plain(payload.get("id"))
+        info.see_time(payload.get("timestamp"))
+        info.see_model(plain(payload.get("model")))
+    elif kind == "turn_context":
+        info.see_model(plain(payload.get("model")))
+    elif kind == "event_msg" and plain(payload.get("type")) == "token_count":
+        facts = payload.get("info")
+        total = facts.get("total_token_usage") if isinstance(facts, dict) else None
+        if isinstance(total, dict):  # a running total: the last one is the session's
+            read_in, cached = total.get("input_tokens"), total.get("cached_input_tokens")
+            fresh = read_in - cached if isinstance(read_in, int) and isinstance(cached, int) else read_in
+            info.set_usage(
+                "token_count",
+                input=fresh,
+                cache_read=cached,
+                output=total.get("output_tokens"),
+                reasoning=total.get("reasoning_output_tokens"),
+            )
+
+
+def _web_search(r: Record, action: Any) -> Unit | None:
+    """A web search, a page opened or a pattern looked for in one, as a tool call."""
+    if not isinstance(action, dict):
+        return None
+    atype = plain(action.get("type")) or "search"
+    query, url, pattern = action.get("query"), action.get("url"), action.get("pattern")
+    if atype == "open_page":
+        return make_unit(r, url, "assistant", "tool_call", text=f"web_open: {plain(url) or ''}")
+    if atype == "find_in_page":
+        anchor = pattern if plain(pattern) else url
+        text = f"web_find: {plain(pattern) or ''} in {plain(url) or ''}"
+        return make_unit(r, anchor, "assistant", "tool_call", text=text)
+    queries = action.get("queries")
+    if not plain(query) and isinstance(queries, list) and queries:
+        query = queries[0]
+    if not plain(query):
+        return None
+    return make_unit(r, query, "assistant", "tool_call", text=f"web_search: {plain(query)}")
 
 
 def _outputs(r: Record, output: Any) -> Iterator[Unit]:
@@ -289,11 +352,16 @@ def _outputs(r: Record, output: Any) -> Iterator[Unit]:
     if isinstance(output, dict):  # {content: …, success: …} as some versions write it
         yield from _outputs(r, output.get("content"))
         return
-    for part in output if isinstance(output, list) else ():
-        if isinstance(part, dict):
-            unit = make_unit(r, part.get("text"), "tool", "tool_result")
-            if unit is not None:
-                yield unit
+    values = [
+        part.get("text")
+        for part in (output if isinstance(output, list) else ())
+        if isinstance(part, dict) and (plain(part.get("text")) or "").strip()
+    ]
+    if values:  # one output is one unit, however many text parts it came in
+        text = None if len(values) == 1 else "\n\n".join(plain(v) or "" for v in values)
+        unit = make_unit(r, values[0], "tool", "tool_result", text=text)
+        if unit is not None:
+            yield unit
 
 
 CODEX = CodexFormat()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Problem
+from turnlens.pipeline.formats.base import Problem, SessionInfo
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsondoc import (
     Doc,
@@ -145,7 +145,9 @@ class GeminiJsonlFormat(JsonlFormat):
                 return plain(meta.get("summary"))
         return None
 
-    def read(self, records: Iterable[Record], problems: list[Problem]) -> Iterator[Unit]:
+    def read(
+        self, records: Iterable[Record], problems: list[Problem], info: SessionInfo | None = None
+    ) -> Iterator[Unit]:
         # a message may be written again later (its tool results, its tokens): the last
         # writing wins, in the place of the first, so the whole log is read before any unit
         messages: dict[str, tuple[Record, Any]] = {}

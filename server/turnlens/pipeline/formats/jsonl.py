@@ -12,7 +12,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, Split
+from turnlens.pipeline.formats.base import (
+    Edit,
+    FormatOptions,
+    NotATranscript,
+    Problem,
+    SessionInfo,
+    Split,
+    parse_time,
+)
 from turnlens.pipeline.formats.jsonspan import JStr, SpanError, loads_spanned
 from turnlens.pipeline.units import Unit
 
@@ -111,12 +119,15 @@ def make_unit(
     text: str | None = None,
     effort_used: str | None = None,
 ) -> Unit | None:
-    """A unit for a spanned string (or given text anchored on it); None when there is no text."""
+    """A unit for a spanned string (or given text anchored on it); None when there is no text.
+    Its time is the record's `timestamp`, where it has one."""
     body = text if text is not None else (value.text if isinstance(value, JStr) else None)
     if body is None or not body.strip():
         return None
     start, end = span_of(record, value)
-    return Unit(0, start, end, body, None, False, role, kind, effort_used, record.line)
+    obj = record.obj
+    when = parse_time(obj.get("timestamp")) if isinstance(obj, dict) else None
+    return Unit(0, start, end, body, None, False, role, kind, effort_used, record.line, None, when)
 
 
 class JsonlFormat:
@@ -126,8 +137,11 @@ class JsonlFormat:
     label = "JSON Lines"
     comments = False
 
-    def read(self, records: Iterable[Record], problems: list[Problem]) -> Iterator[Unit]:
-        """The units of the records, in order (index not yet set); problems are appended."""
+    def read(
+        self, records: Iterable[Record], problems: list[Problem], info: SessionInfo | None = None
+    ) -> Iterator[Unit]:
+        """The units of the records, in order (index not yet set); problems are appended, and
+        what the file records about the session goes into `info` (when given)."""
         raise NotImplementedError
 
     def title_of(self, record: Record) -> str | None:
@@ -135,12 +149,17 @@ class JsonlFormat:
         return None
 
     def stream(
-        self, lines: Iterable[Line], options: FormatOptions, problems: list[Problem]
+        self,
+        lines: Iterable[Line],
+        options: FormatOptions,
+        problems: list[Problem],
+        info: SessionInfo | None = None,
     ) -> Iterator[Unit]:
-        """Units one by one from lines read as they come (bounded memory for huge files)."""
+        """Units one by one from lines read as they come (bounded memory for huge files);
+        `info` is complete once the units are."""
         index = 0
         hidden = options.hide_kinds
-        for unit in self.read(iter_records(lines, problems), problems):
+        for unit in self.read(iter_records(lines, problems), problems, info):
             if hidden and unit.kind in hidden:
                 continue
             index += 1
@@ -164,12 +183,17 @@ class JsonlFormat:
             raise NotATranscript(f"not a {self.label}: no line of it is a JSON record")
         units: list[Unit] = []
         hidden = options.hide_kinds
-        for unit in self.read(records, problems):
+        info = SessionInfo()
+        for unit in self.read(records, problems, info):
             if not (hidden and unit.kind in hidden):
                 units.append(unit._replace(index=len(units) + 1))
         problems.sort(key=_line_of)
-        title = next((t for t in map(self.title_of, records) if t), None)
-        return Split(units, problems, fresh, title)
+        title = self.title(records, info)
+        return Split(units, problems, fresh, title, info)
+
+    def title(self, records: list[Record], info: SessionInfo) -> str | None:
+        """The session's title: the first record that holds one."""
+        return next((t for t in map(self.title_of, records) if t), None)
 
 
 def _line_of(problem: Problem) -> int:

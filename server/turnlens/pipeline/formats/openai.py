@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Problem
+from turnlens.pipeline.formats.base import Problem, SessionInfo
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsondoc import (
     Doc,
@@ -180,7 +180,9 @@ class OpenAiJsonlFormat(JsonlFormat):
             return 66 if len(lines) > 1 or (path or "").endswith((".jsonl", ".ndjson")) else 55
         return 0
 
-    def read(self, records: Iterable[Record], problems: list[Problem]) -> Iterator[Unit]:
+    def read(
+        self, records: Iterable[Record], problems: list[Problem], info: SessionInfo | None = None
+    ) -> Iterator[Unit]:
         previous: list[tuple[str, str]] = []  # the last request's conversation, reply included
         said: set[str] = set()
         for r in records:
