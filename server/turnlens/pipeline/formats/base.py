@@ -93,9 +93,10 @@ class SessionInfo:
 
     def see_model(self, name: Any) -> None:
         text = getattr(name, "text", name)
-        if isinstance(text, str) and text.strip() and text not in self.models and len(self.models) < 32:
-            if not text.startswith("<"):  # `<synthetic>`: the client's own message, no model
-                self.models.append(text)
+        # `<synthetic>`: a message the client wrote itself, no model's
+        known = text in self.models or len(self.models) >= 32
+        if isinstance(text, str) and text.strip() and not text.startswith("<") and not known:
+            self.models.append(text)
 
     def add_usage(self, source: str, **counts: Any) -> None:
         """Add recorded token counts (non-numbers and negatives are passed over)."""
