@@ -11,7 +11,7 @@ from turnlens.pipeline.formats import FormatOptions, get_format
 from turnlens.pipeline.formats import jsonl as jsonl_module
 
 JSONL = {
-    "codex": "codex/rollout-2026-*.jsonl",
+    "codex": "codex/rollout-2026-03-*.jsonl",
     "gemini-jsonl": "gemini/session-*.jsonl",
     "openai-jsonl": "openai/finetune-support.jsonl",
     "claude-code": "claude-code/3a7c9e10-*.jsonl",

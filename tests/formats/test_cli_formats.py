@@ -50,7 +50,7 @@ def test_stats_json_per_format(cli: Callable[..., Run]) -> None:
 
 
 def test_check_shows_the_effort_codex_used(cli: Callable[..., Run]) -> None:
-    path = fixture("codex/rollout-2026-*.jsonl")
+    path = fixture("codex/rollout-2026-03-*.jsonl")
     run = cli("check", path)
     assert run.code == 0
     prompts = [line for line in run.out.splitlines() if "kind=prompt" in line]
@@ -62,7 +62,7 @@ def test_check_shows_the_effort_codex_used(cli: Callable[..., Run]) -> None:
 
 
 def test_check_json_carries_effort_used(cli: Callable[..., Run]) -> None:
-    run = cli("check", "--format", "json", fixture("codex/rollout-2026-*.jsonl"))
+    run = cli("check", "--format", "json", fixture("codex/rollout-2026-03-*.jsonl"))
     items = json.loads(run.out)
     assert [i["effort_used"] for i in items if i["kind"] == "prompt"] == ["high", "medium", "low"]
     assert all("effort_used" not in i for i in items if i["kind"] != "prompt")
@@ -108,7 +108,7 @@ def test_from_names_the_format(cli: Callable[..., Run]) -> None:
 
 
 def test_check_reports_a_bad_line_once_and_reads_the_rest(cli: Callable[..., Run], tmp_path: Path) -> None:
-    lines = fixture("codex/rollout-2026-*.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = fixture("codex/rollout-2026-03-*.jsonl").read_text(encoding="utf-8").splitlines()
     bad = tmp_path / "rollout-2026-03-14T09-30-00-bad.jsonl"
     bad.write_text("\n".join([*lines[:5], "{not json", *lines[5:]]) + "\n", encoding="utf-8")
     run = cli("check", bad)

@@ -7,7 +7,7 @@ import json
 from tests.formats.conftest import check_spans, read
 from turnlens.pipeline.formats import FormatOptions, get_format
 
-MODERN = "codex/rollout-2026-*.jsonl"
+MODERN = "codex/rollout-2026-03-*.jsonl"
 LEGACY = "codex/rollout-2025-*.jsonl"
 
 
@@ -150,3 +150,75 @@ def test_streamed_units_equal_the_split() -> None:
     fmt = get_format("codex")
     streamed = list(fmt.stream(text_lines(r.text), FormatOptions(), []))  # type: ignore[attr-defined]
     assert streamed == r.units
+
+
+IDE = "codex/rollout-2026-04-10T*.jsonl"
+
+
+def test_image_wrappers_and_ide_context_are_injected_not_prompts() -> None:
+    r = read(IDE, "codex")
+    assert r.shape() == [
+        ("system", "injected"),  # the IDE's context before "My request for Codex"
+        ("user", "prompt"),  # what was typed after it
+        ("system", "injected"),  # <image name=[Image #1]>
+        ("system", "injected"),  # </image>
+        ("assistant", "thinking"),
+        ("assistant", "tool_call"),  # web search
+        ("assistant", "tool_call"),  # a page opened
+        ("assistant", "tool_call"),  # a pattern looked for in it
+        ("assistant", "tool_call"),  # shell
+        ("tool", "tool_result"),
+        ("assistant", "reply"),
+        ("system", "injected"),  # "# Files mentioned by the user"
+        ("user", "prompt"),
+        ("assistant", "tool_call"),  # apply_patch
+        ("tool", "tool_result"),  # two text parts: one output
+        ("assistant", "reply"),
+    ]
+    prompts = [u for u in r.units if u.kind == "prompt"]
+    assert [u.text for u in prompts] == [
+        "Make the coupon expiry check inclusive and explain why the screenshot shows the old total",
+        "añade un test para el día de caducidad",
+    ]
+    assert [u.effort_used for u in prompts] == ["xhigh", "medium"]
+    context = r.units[0]
+    assert context.text.startswith("# Context from my IDE setup:") and "My request" not in context.text
+    assert (context.start, context.end) == (r.units[1].start, r.units[1].end)  # one string, two units
+
+
+def test_web_search_actions_each_become_a_tool_call() -> None:
+    r = read(IDE, "codex")
+    calls = [u.text for u in r.units if u.kind == "tool_call"][:3]
+    assert calls == [
+        "web_search: python date comparison inclusive end date",
+        "web_open: https://docs.python.org/3/library/datetime.html",
+        "web_find: date.today in https://docs.python.org/3/library/datetime.html",
+    ]
+    anchors = {
+        6: "python date comparison inclusive end date",
+        7: "https://docs.python.org/3/library/datetime.html",
+    }
+    for i, want in {**anchors, 8: "date.today"}.items():
+        assert r.literal(r.units[i - 1]) == want
+
+
+def test_an_output_in_several_parts_is_one_result() -> None:
+    r = read(IDE, "codex")
+    results = [u for u in r.units if u.kind == "tool_result"]
+    assert len(results) == len(
+        [u for u in r.units if u.kind == "tool_call" and u.text.startswith(("shell", "apply"))]
+    )
+    assert results[-1].text == "Success. Updated the following files:\n\nM tests/test_cart.py"
+
+
+def test_recorded_tokens_model_and_times() -> None:
+    info = read(IDE, "codex").split.info
+    assert info is not None
+    # token_count events are running totals: the last is the session's; cached input apart
+    assert dict(info.usage) == {"input": 5400, "cache_read": 16000, "output": 690, "reasoning": 300}
+    assert info.usage_source == "token_count"
+    assert info.recorded_tokens == 21400 + 690
+    assert info.models == ["gpt-5-codex"]
+    assert info.session_id == "0199a6c4-2b7e-7d10-8f3a-4c5d6e7f8091"
+    data = info.to_json()
+    assert (data["started"], data["ended"]) == ("2026-04-10T07:58:12Z", "2026-04-10T08:03:27Z")

@@ -19,6 +19,7 @@ EXPECTED = {
     "claude-code/8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f/subagents/agent-a7f3c901.jsonl": "claude-code",
     "codex/rollout-2025-05-02T14-03-11-0b8e6d2a-19c4-4f7e-8a53-6c1d2e3f4a5b.jsonl": "codex",
     "codex/rollout-2026-03-14T09-30-00-5f0c2b1e-7a41-4c55-9d0e-2b8f6a1c3d77.jsonl": "codex",
+    "codex/rollout-2026-04-10T07-58-12-0199a6c4-2b7e-7d10-8f3a-4c5d6e7f8091.jsonl": "codex",
     "gemini/session-2026-03-15T10-00-a1b2c3d4.json": "gemini",
     "gemini/session-2026-03-16T08-12-e5f6a7b8.jsonl": "gemini-jsonl",
     "openai/chat-weather-tool.json": "openai",

@@ -74,7 +74,7 @@ async def test_hover_inside_a_message_names_its_role_and_kind(client: LanguageCl
     assert "tool result" in value and "assistant" not in value
 
 
-ROLLOUT = next((EXPORT.parent.parent / "codex").glob("rollout-2026-*.jsonl"))
+ROLLOUT = next((EXPORT.parent.parent / "codex").glob("rollout-2026-03-*.jsonl"))
 ROLLOUT_URI = "file:///work/.codex/sessions/2026/03/14/" + ROLLOUT.name
 
 
