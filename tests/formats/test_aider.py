@@ -222,3 +222,51 @@ def test_an_edit_in_the_last_session_reuses_the_earlier_ones() -> None:
     # the first session's units are the very same objects: not read again, not even renumbered
     assert all(a is b for a, b in zip(again.units[:8], first.units[:8], strict=True))
     assert again.units[8] is not first.units[8]
+
+
+FENCES = "aider/fences/.aider.chat.history.md"
+
+
+def test_fences_that_do_not_follow_commonmark_never_swallow_a_prompt() -> None:
+    """A fence inside a fence and a closing fence indented too far: each reply still ends at
+    the next `#### ` line after a blank line, as Aider itself reads its file."""
+    path, doc = fixture(FENCES)
+    split = AIDER.split(doc, FormatOptions())
+    units = split.units
+    assert shape(units) == [
+        ("tool", "tool_result"),
+        ("user", "prompt"),
+        ("assistant", "reply"),
+        ("tool", "tool_result"),
+        ("user", "prompt"),
+        ("assistant", "reply"),
+        ("tool", "tool_result"),
+        ("user", "prompt"),
+        ("assistant", "reply"),
+        ("tool", "tool_result"),
+        ("user", "prompt"),
+        ("assistant", "reply"),
+    ]
+    assert [u.text for u in units if u.kind == "prompt"] == [
+        "write a README section that shows how to run the linter",
+        "now the same for the tests",
+        "¿y el formateo? 🙂",
+        "gracias",
+    ]
+    assert units[2].text.endswith(">>>>>>> REPLACE\n```")
+    assert units[8].text.endswith("ruff format .\n    ```")
+    assert_verbatim(doc, units)
+    # each reply whose fence ran on is said once, at the prompt line that closed it
+    lines = doc.splitlines()
+    assert [(p.severity, lines[p.line - 1]) for p in split.problems] == [
+        ("info", "#### now the same for the tests  "),
+        ("info", "#### gracias  "),
+    ]
+
+
+def test_a_closed_fence_still_keeps_a_marker_line_that_follows_no_blank_line() -> None:
+    doc = "#### show\n\n```md\nintro\n#### a heading in the block\n> a quote in it\n```\n\n#### next\n"
+    units = split_history(doc)
+    assert shape(units) == [("user", "prompt"), ("assistant", "reply"), ("user", "prompt")]
+    assert "#### a heading in the block" in units[1].text
+    assert AIDER.split(doc, FormatOptions()).problems == []

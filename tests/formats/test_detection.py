@@ -13,6 +13,7 @@ MARKDOWN_DIRS = ("aider", "markdown-chat", "prompt-file")
 
 EXPECTED = {
     "aider/.aider.chat.history.md": "aider",
+    "aider/fences/.aider.chat.history.md": "aider",
     "markdown-chat/.specstory/history/2025-06-01_10-00Z-login-loop.md": "markdown-chat",
     "markdown-chat/chatgpt-exporter.md": "markdown-chat",
     "markdown-chat/claude-export.md": "markdown-chat",

@@ -7,6 +7,10 @@ output is quoted with `> `, and the assistant's reply (prose, fences,
 SEARCH/REPLACE blocks) is written as it is. This reader follows the same line
 rules Aider uses to read the file back, except that a closed code fence in a
 reply is kept whole: a `> ` or `#### ` line inside one is part of the reply.
+Replies do not always follow CommonMark (a fence inside a fence, a closing
+fence indented too far), so no fence runs past a `#### ` line after a blank
+line: that is how Aider itself writes a prompt. A reply whose fence had to be
+closed there is reported.
 
 Units keep `text == document[start:end]`: a prompt's span starts after its
 first `#### ` marker and a tool output's after its first `> `, so a one-line
@@ -19,8 +23,9 @@ import os
 import re
 from itertools import pairwise
 
-from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Split, reindex
+from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, Split, reindex
 from turnlens.pipeline.formats.mdtext import (
+    Fences,
     closed_fences,
     directives_in,
     file_ignored,
@@ -38,6 +43,8 @@ FILE_NAME = ".aider.chat.history.md"
 # the lines that are not the assistant's: a prompt line, a quoted output line, a session header
 _MARKED = re.compile(r"^(?:####(?=[ \t\r\n]|$)|>(?=[ \t\r\n]|$)|# aider chat started at)", re.MULTILINE)
 _HEADERS = re.compile(r"^# aider chat started at", re.MULTILINE)  # sessions start here
+# a prompt line as Aider writes one: `#### ` at column 0 after a blank line; no fence crosses it
+_PROMPT_AFTER_BLANK = re.compile(r"^[ \t]*\r?\n(####[ \t])", re.MULTILINE)
 _ROLES = {"#": ("user", "prompt"), ">": ("tool", "tool_result")}
 
 
@@ -57,7 +64,7 @@ def _runs(text: str, lo: int, hi: int) -> list[_Run]:
 
     [lo, hi) is one session: it starts at a header (or the top) and no header is inside it.
     """
-    fences = closed_fences(text, lo, hi)
+    fences = _fences(text, lo, hi)
     runs: list[_Run] = []
     for m in _MARKED.finditer(text, lo, hi):
         start = m.start()
@@ -77,6 +84,47 @@ def _runs(text: str, lo: int, hi: int) -> list[_Run]:
         else:
             runs.append(_Run(kind, line, next_line(text, start)))
     return runs
+
+
+def _prompt_lines(text: str, lo: int, hi: int) -> list[int]:
+    """Starts of the `#### ` lines after a blank line in [lo, hi)."""
+    return [m.start(1) for m in _PROMPT_AFTER_BLANK.finditer(text, lo, hi)]
+
+
+def _fences(text: str, lo: int, hi: int) -> Fences:
+    """The closed fences of [lo, hi), none running past a prompt line after a blank line."""
+    bounds = [lo, *_prompt_lines(text, lo, hi), hi]
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b in pairwise(bounds):
+        if a < b:
+            s, e = closed_fences(text, a, b)
+            starts += s
+            ends += e
+    return starts, ends
+
+
+def closed_early(text: str) -> list[Problem]:
+    """A problem for each reply whose code fence had to end at a prompt line (the fence would
+    otherwise have run on into the next prompt and what follows it)."""
+    problems: list[Problem] = []
+    bounds = [m.start() for m in _HEADERS.finditer(text)]
+    for lo, hi in pairwise([0, *bounds, len(text)]):
+        if lo >= hi:
+            continue
+        prompts = _prompt_lines(text, lo, hi)
+        if not prompts:
+            continue
+        whole = closed_fences(text, lo, hi)
+        for at in prompts:
+            if whole[0] and in_fence(whole, at):
+                line = text.count("\n", 0, at) + 1
+                problems.append(
+                    Problem(
+                        line, "a reply's code fence was still open at this prompt line: closed there", "info"
+                    )
+                )
+    return problems
 
 
 def _merge(first: Directives | None, second: Directives) -> tuple[str | None, bool]:
@@ -231,7 +279,7 @@ class AiderFormat:
             numbered.append((a, b, units[at : at + len(session)]))
             at += len(session)
         memo.sessions = numbered
-        return Split(units, state=memo)
+        return Split(units, closed_early(text), state=memo)
 
     def split_marker(self, options: FormatOptions) -> str | None:
         return None  # a turn is whatever Aider wrote; there is no line that splits one
