@@ -230,7 +230,7 @@ FENCES = "aider/fences/.aider.chat.history.md"
 def test_fences_that_do_not_follow_commonmark_never_swallow_a_prompt() -> None:
     """A fence inside a fence and a closing fence indented too far: each reply still ends at
     the next `#### ` line after a blank line, as Aider itself reads its file."""
-    path, doc = fixture(FENCES)
+    _, doc = fixture(FENCES)
     split = AIDER.split(doc, FormatOptions())
     units = split.units
     assert shape(units) == [

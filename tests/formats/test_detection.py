@@ -19,6 +19,7 @@ EXPECTED = {
     "markdown-chat/claude-export.md": "markdown-chat",
     "markdown-chat/headings.md": "markdown-chat",
     "markdown-chat/labels.md": "markdown-chat",
+    "markdown-chat/transcripts/2026-01-12-rate-limiter.md": "markdown-chat",
     "prompt-file/.claude/commands/fix-issue.md": "prompt-file",
     "prompt-file/.github/prompts/security-review.prompt.md": "prompt-file",
     "prompt-file/AGENTS.md": "prompt-file",

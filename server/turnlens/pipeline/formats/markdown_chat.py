@@ -129,7 +129,8 @@ def split_chat(text: str) -> tuple[list[Unit], str | None]:
     for k, m in enumerate(found):
         b = found[k + 1].start if k + 1 < len(found) else len(text)
         stop, after = peel_tail(text, m.body, b, _RULE) if m.body < b else (m.body, None)
-        start, end = trimmed(text, m.body, stop) if stop > m.body else (0, 0)
+        body_start = _past_rules(text, m.body, stop)
+        start, end = trimmed(text, body_start, stop) if stop > body_start else (0, 0)
         if start < end:
             body = text[start:end]
             own = directives_in(body)
@@ -138,6 +139,43 @@ def split_chat(text: str) -> tuple[list[Unit], str | None]:
             units.append(Unit(0, start, end, body, pin, ignored or ignore_all, m.role, _KINDS[m.role]))
         pending = after
     return reindex(units), title
+
+
+def _past_rules(text: str, start: int, end: int) -> int:
+    """Where a turn's text starts: past blank lines and `---` rules at its top (SpecStory writes
+    one between a marker and the reply)."""
+    pos = start
+    while pos < end:
+        stop = min(end, next_line(text, pos))
+        line = text[pos:stop].rstrip("\n")
+        if line.strip() and not _RULE.fullmatch(line):
+            break
+        pos = stop
+    return pos if pos < end else start
+
+
+_NOT_CHATS = ("readme", "changelog", "contributing", "history.md", "license")
+_EXCHANGE_WORDS = 30
+
+
+def one_exchange(text: str, found: list[Marker], path: str | None) -> bool:
+    """Whether a single user → assistant exchange is a chat rather than two sections of a note:
+    the markers open the document's only sections of their level, the user speaks first, and
+    the turns hold a real exchange (a code block, or some 30 words between them)."""
+    name = (path or "").replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if name.startswith(_NOT_CHATS) or found[0].role != "user":
+        return False
+    style = found[0].style
+    if style.startswith("h"):  # no other heading of the markers' level: the file is the exchange
+        heading = re.compile(rf"^[ ]{{0,3}}#{{{style[1:]}}}[ \t]", re.MULTILINE)
+        fences = closed_fences(text)
+        heads = [h for h in heading.finditer(text) if not (fences[0] and in_fence(fences, h.start()))]
+        if len(heads) != len(found):
+            return False
+    units, _ = split_chat(text)
+    if any(u.text.lstrip().startswith(("```", "~~~")) or "\n```" in u.text for u in units):
+        return True
+    return sum(len(u.text.split()) for u in units) >= _EXCHANGE_WORDS
 
 
 def _specstory_path(path: str | None) -> bool:
@@ -164,8 +202,11 @@ class MarkdownChatFormat:
         special = SPECSTORY_MARK in head[:2048] or _specstory_path(path)
         if special and changes >= 1:
             return 85
-        # a README with a `## User` and an `## Assistant` section is no chat: ask for a real exchange
-        return 60 if changes >= 2 else 0
+        if changes >= 2:
+            return 60
+        # one exchange is enough when it is the whole document and holds a real exchange; a
+        # README with a short `## User` and `## Assistant` section stays a note
+        return 58 if changes == 1 and one_exchange(head, found, path) else 0
 
     def split(self, text: str, options: FormatOptions) -> Split:
         units, title = split_chat(text)
