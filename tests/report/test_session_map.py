@@ -129,3 +129,60 @@ def test_the_page_is_self_contained_and_escapes_what_it_embeds() -> None:
     assert page.count("<script") == 2  # the data block and the one nonce'd script
     csp = page.split('Content-Security-Policy" content="', 1)[1].split('"', 1)[0]
     assert "default-src 'none'" in csp and "unsafe-inline" not in csp
+
+
+FIXTURES = ROOT / "tests" / "formats" / "fixtures"
+VSCODE_SESSION = FIXTURES / "claude-code" / "8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f.jsonl"
+
+
+def test_the_map_carries_times_recorded_tokens_models_and_faded_kinds() -> None:
+    text = VSCODE_SESSION.read_text(encoding="utf-8")
+    data = session_map(analyze(text, Profile(), path=str(VSCODE_SESSION)), text, path=str(VSCODE_SESSION))
+    st = data["stats"]
+    assert st["tokens_basis"] == "estimate: words × 1.3"
+    assert st["recorded_tokens"] == 54072 and st["recorded_usage"]["source"] == "message.usage"
+    assert st["models"] == ["claude-opus-4-1-20250805", "claude-sonnet-4-5-20250929"]
+    assert (st["started"], st["ended"]) == ("2026-04-02T08:15:00Z", "2026-04-02T08:22:41Z")
+    assert all(u["time"] for u in data["units"])
+    aside = [u["kind"] for u in data["units"] if u["aside"]]
+    assert sorted(set(aside)) == ["command", "injected"] and len(aside) == st["aside"] == 8
+    assert st["prompts"] == 3  # the prompts the person typed, nothing else
+
+
+@needs_chromium
+def test_the_page_draws_a_time_axis_and_the_recorded_tokens(tmp_path: Path) -> None:
+    html = tmp_path / "map.html"
+    run = turnlens("stats", str(VSCODE_SESSION), "--html", str(html))
+    assert run.returncode == 0, run.stderr
+    dom = render_dom(html)
+    assert dom.ids["t-recorded"] == "54,072"
+    assert dom.ids["t-aside"] == "8"
+    faded = [m for m in dom.marks if m["data-kind"] in ("injected", "command")]
+    assert len(faded) == 8 and all("kind-" + str(m["data-kind"]) in str(m["class"]) for m in faded)
+    page = subprocess.run(
+        [
+            CHROMIUM or "",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'c2'}",
+            "--dump-dom",
+            html.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert 'id="time-axis"' in page and 'data-time="2026-04-02T08:15:00' in page
+
+
+def test_a_map_of_nothing_readable_says_why_and_fails(tmp_path: Path) -> None:
+    html = tmp_path / "map.html"
+    near_miss = ROOT / "tests" / "formats" / "nearmiss" / "app-log.jsonl"
+    run = turnlens("stats", str(near_miss), "--html", str(html))
+    assert run.returncode == 2
+    assert "no session could be read" in run.stderr and "not a transcript" in run.stderr
+    page = html.read_text(encoding="utf-8")
+    assert "app-log.jsonl" in page and "matches no known session format" in page

@@ -10,6 +10,7 @@ from pathlib import Path
 from turnlens.cli.common import UsageError, decode, read_path, warn_invalid_utf8
 from turnlens.pipeline.analyze import UnitResult, analyze, analyze_stream, can_stream
 from turnlens.pipeline.formats import DETECT_HEAD, Problem, resolve
+from turnlens.pipeline.formats.base import SessionInfo
 from turnlens.pipeline.profile import Profile
 from turnlens.userfiles import jsonl_lines
 
@@ -26,6 +27,8 @@ class FileAnalysis:
     text: str | None = None  # the whole document, when it was read whole
     line_offsets: dict[int, int] = field(default_factory=dict)  # recent lines, when streamed
     title: str | None = None
+    # what the file records about the session; a streamed file's is complete once its results are
+    info: SessionInfo | None = None
     # (offset, its 1-based line) of the last position asked: units come in order, so lines are
     # counted on from there (counting from the start each time made `check` quadratic)
     _cursor: tuple[int, int] = field(default=(0, 1), init=False, repr=False)
@@ -58,11 +61,17 @@ def analyze_file(path: Path, profile: Profile) -> FileAnalysis:
         if can_stream(fmt):
             problems: list[Problem] = []
             offsets: dict[int, int] = {}
+            info = SessionInfo()
             lines = jsonl_lines(path, offsets=offsets, on_invalid_utf8=lambda: warn_invalid_utf8(str(path)))
-            results = analyze_stream(lines, fmt, profile, problems)
-            return FileAnalysis(fmt.name, results, problems, None, offsets)
+            results = analyze_stream(lines, fmt, profile, problems, info)
+            return FileAnalysis(fmt.name, results, problems, None, offsets, info=info)
     text = read_path(path)
     analyzed = analyze(text, profile, path=str(path))
     return FileAnalysis(
-        analyzed.format, iter(analyzed.results), list(analyzed.problems), text, title=analyzed.title
+        analyzed.format,
+        iter(analyzed.results),
+        list(analyzed.problems),
+        text,
+        title=analyzed.title,
+        info=analyzed.info,
     )

@@ -54,15 +54,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def collect_stats(
-    args: argparse.Namespace, maps: list[dict[str, Any]] | None = None
+    args: argparse.Namespace,
+    maps: list[dict[str, Any]] | None = None,
+    skipped: list[dict[str, str]] | None = None,
 ) -> tuple[list[SessionStats], SessionStats]:
     """Every readable session's figures and their total; problems are said on stderr.
-    With `maps`, each session's map is appended to it too."""
+    With `maps`, each session's map is appended to it too; with `skipped`, each file passed
+    over, with the reason."""
     from turnlens.cli.check import collect
     from turnlens.cli.sessions import analyze_file
     from turnlens.pipeline.analyze import Analyzed, NotATranscript
     from turnlens.pipeline.sessionmap import session_map
-    from turnlens.pipeline.stats import StatsBuilder, total
+    from turnlens.pipeline.stats import StatsBuilder, link_sub_agents, total
 
     files = collect(args.paths)
     if not files:
@@ -81,15 +84,24 @@ def collect_stats(
                     kept.append(result)
         except UsageError as exc:
             print(f"turnlens: warning: {exc}", file=sys.stderr)
+            if skipped is not None:
+                skipped.append({"path": str(path), "reason": str(exc).removeprefix("turnlens: ")})
             continue
         except NotATranscript as exc:
             print(f"turnlens: warning: {path}: {exc}; skipped", file=sys.stderr)
+            if skipped is not None:
+                skipped.append({"path": str(path), "reason": str(exc)})
             continue
         report_problems(path, fa.problems)
-        sessions.append(builder.finish(len(fa.problems)))
+        sessions.append(builder.finish(len(fa.problems), fa.info))
         if maps is not None and kept is not None:
-            analyzed = Analyzed(fa.format, tuple(kept), tuple(fa.problems), fa.title)
+            title = fa.title or (fa.info.title if fa.info is not None else None)
+            analyzed = Analyzed(fa.format, tuple(kept), tuple(fa.problems), title, fa.info)
             maps.append(session_map(analyzed, fa.text, path=str(path), budget=args.budget, pack=pack))
+    link_sub_agents(sessions)
+    if maps is not None:
+        for data, s in zip(maps, sessions, strict=True):
+            data["stats"]["sub_agents"] = list(s.sub_agents)
     return sessions, total(sessions)
 
 
@@ -97,9 +109,13 @@ def run(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise UsageError(f"turnlens stats: --budget must be ≥ 0, got {args.budget}")
     maps: list[dict[str, Any]] | None = [] if args.html else None
-    sessions, overall = collect_stats(args, maps)
+    skipped: list[dict[str, str]] = []
+    sessions, overall = collect_stats(args, maps, skipped)
     if args.html and maps is not None:
-        write_report(Path(args.html), maps)
+        write_report(Path(args.html), maps, skipped)
+    if not sessions and skipped:  # nothing could be read: say so in the exit code too
+        reasons = "; ".join(f"{s['path']}: {s['reason']}" for s in skipped[:3])
+        raise UsageError(f"turnlens stats: no session could be read ({reasons})")
     if args.format == "json":
         out = {"sessions": [s.to_json() for s in sessions], "total": overall.to_json()}
         print(json.dumps(out, ensure_ascii=False, indent=1))
@@ -114,11 +130,11 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_report(out: Path, maps: list[dict[str, Any]]) -> None:
+def write_report(out: Path, maps: list[dict[str, Any]], skipped: list[dict[str, str]] | None = None) -> None:
     from turnlens.report import render_html
 
     try:
-        out.write_text(render_html(maps), encoding="utf-8")
+        out.write_text(render_html(maps, skipped=skipped), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"turnlens stats: --html {out}: {exc.strerror or exc}") from None
     print(f"turnlens: session map written to {out}", file=sys.stderr)
@@ -128,15 +144,72 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f} %"
 
 
+def _when(seconds: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _span(s: SessionStats) -> str | None:
+    """`start → end UTC (duration)` where the files record times."""
+    if s.started is None or s.ended is None:
+        return None
+    start, end = _when(s.started), _when(s.ended)
+    if end[:10] == start[:10]:
+        end = end[11:]
+    minutes, seconds = divmod(round(s.ended - s.started), 60)
+    hours, minutes = divmod(minutes, 60)
+    took = (
+        f"{hours} h {minutes} min" if hours else f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
+    )
+    return f"{start} → {end} UTC ({took})"
+
+
+def _recorded(s: SessionStats) -> str | None:
+    """The token usage the files record, said as such (not the words × 1.3 estimate)."""
+    total = s.recorded_tokens
+    if total is None:
+        return None
+    u = s.usage
+    parts = [f"input {u['input']:,}"]
+    if u["cache_read"] or u["cache_write"]:
+        parts.append(f"cache read {u['cache_read']:,}, cache write {u['cache_write']:,}")
+    parts.append(f"output {u['output']:,}" + (f" (reasoning {u['reasoning']:,})" if u["reasoning"] else ""))
+    where = (
+        s.usage_source
+        if s.sessions <= 1
+        else f"{s.usage_sessions} of {s.sessions} sessions, {s.usage_source}"
+    )
+    return f"{total:,} tokens recorded by the API ({where}): {', '.join(parts)}"
+
+
 def _text(s: SessionStats) -> str:
     data = s.to_json()
     head = s.path if s.path != "(total)" else f"total: {s.sessions} sessions"
     fmt = f" ({s.format})" if s.format else ""
-    lines = [f"{head}{fmt}: {s.units} units, {s.tokens} tokens"]
+    lines = [f"{head}{fmt}: {s.units} units, {s.tokens} tokens (estimated: words × 1.3)"]
+    if s.parent_session:
+        lines.append(
+            f"  sub-agent of session {s.parent_session}"
+            + (f" (agent {s.session_id})" if s.session_id else "")
+        )
+    if s.sub_agents:
+        lines.append(f"  sub-agents {len(s.sub_agents)}: {', '.join(s.sub_agents)}")
+    span = _span(s)
+    if span:
+        lines.append(f"  time      {span}")
+    if s.models:
+        lines.append(f"  models    {', '.join(s.models)}")
+    recorded = _recorded(s)
+    if recorded:
+        lines.append(f"  recorded  {recorded}")
     classes = ", ".join(f"{c} {n}" for c, n in data["by_class"].items() if n)
     lines.append(f"  classes   {classes or '–'}")
     roles = ", ".join(f"{r} {n}" for r, n in data["by_role"].items())
     lines.append(f"  roles     {roles or '–'}")
+    kinds = ", ".join(f"{k} {n}" for k, n in data["by_kind"].items())
+    aside = f" ({s.aside} injected or command: not prompts, not routed)" if s.aside else ""
+    lines.append(f"  kinds     {kinds or '–'}{aside}")
     lines.append(
         f"  frozen    {s.frozen_tokens} of {s.tokens} tokens ({_pct(s.frozen_share)}); "
         f"partly frozen {s.partial_tokens}"
@@ -168,6 +241,10 @@ _CSV_FIELDS = (
     "prompts",
     "effort_agreement",
     "problems",
+    "started",
+    "ended",
+    "recorded_tokens",
+    "parent_session",
 )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from turnlens.classifier import classify
 from turnlens.core.classify import Classification
 from turnlens.pipeline.formats import Edit, Format, NotATranscript, Problem, Split, resolve
+from turnlens.pipeline.formats.base import SessionInfo
 from turnlens.pipeline.formats.jsonl import Line
 from turnlens.pipeline.profile import Profile
 from turnlens.pipeline.units import Unit
@@ -40,6 +41,7 @@ class Analyzed:
     results: tuple[UnitResult, ...]
     problems: tuple[Problem, ...] = ()
     title: str | None = None
+    info: SessionInfo | None = None  # times, models, recorded tokens, where the file has them
 
 
 CacheKey = tuple[str, str | None, str | None, bool]  # text, meta, pin, routed
@@ -100,7 +102,7 @@ class UnitCache:
             fresh[ckey] = entry
             results.append(UnitResult(unit, entry[0], entry[1]))
         self._entries = fresh
-        return Analyzed(fmt.name, tuple(results), tuple(split.problems), split.title)
+        return Analyzed(fmt.name, tuple(results), tuple(split.problems), split.title, split.info)
 
     def _format_for(self, text: str, profile: Profile, path: str | None) -> Format:
         """The document's format: detected once, kept while it still claims the text."""
@@ -140,16 +142,21 @@ __all__ = [
 
 
 def analyze_stream(
-    lines: Iterable[Line], fmt: Format, profile: Profile, problems: list[Problem]
+    lines: Iterable[Line],
+    fmt: Format,
+    profile: Profile,
+    problems: list[Problem],
+    info: SessionInfo | None = None,
 ) -> Iterator[UnitResult]:
     """Results one unit at a time from lines read as they come: a 50 MB session in bounded
-    memory. Only formats with a `stream` method (JSON Lines) can; problems are appended."""
+    memory. Only formats with a `stream` method (JSON Lines) can; problems are appended, and
+    `info` is filled as the lines go by."""
     stream = getattr(fmt, "stream", None)
     if stream is None:
         raise TypeError(f"the {fmt.name} format cannot be read line by line")
     route = _offline(profile)
     pack = profile.pack
-    for unit in stream(lines, profile.options, problems):
+    for unit in stream(lines, profile.options, problems, info):
         routed = profile.routes(unit.role, unit.kind)
         yield UnitResult(
             unit, classify(unit.text, pack, pin=unit.pin), route(unit.route_text) if routed else NOT_ROUTED

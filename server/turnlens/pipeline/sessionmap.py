@@ -14,7 +14,9 @@ from turnlens.core.engine import score
 from turnlens.core.plan import applied_ratio, tokens
 from turnlens.core.rules import RulePack
 from turnlens.pipeline.analyze import Analyzed, UnitResult
+from turnlens.pipeline.formats.base import iso_time
 from turnlens.pipeline.stats import session_stats
+from turnlens.pipeline.units import ASIDE_KINDS
 
 FIRST_LINE_CHARS = 160
 VERSION = 1
@@ -73,6 +75,8 @@ def unit_entry(r: UnitResult, line: int, pack: RulePack | None = None) -> dict[s
         "label": route.label if routed else None,
         "source": route.source if routed else None,
         "effort_used": unit.effort_used,
+        "aside": unit.kind in ASIDE_KINDS,  # injected text or a command: shown faded, not a prompt
+        "time": iso_time(unit.time),
         "line": line,
         "start": unit.start,
         "end": unit.end,

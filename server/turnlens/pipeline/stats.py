@@ -14,8 +14,12 @@ from typing import Any
 from turnlens.core.classes import CLASS_NAMES
 from turnlens.core.plan import applied_ratio, tokens
 from turnlens.pipeline.analyze import Analyzed, UnitResult
+from turnlens.pipeline.formats.base import USAGE_KEYS, SessionInfo, iso_time
+from turnlens.pipeline.units import ASIDE_KINDS
 
 EFFORT_ORDER = ("none", "low", "medium", "high", "xhigh", "max")
+#: how `tokens` (and every figure built on it) is counted; recorded tokens are said apart
+TOKENS_BASIS = "estimate: words × 1.3"
 
 
 @dataclass(slots=True)
@@ -39,6 +43,38 @@ class SessionStats:
     effort_mix: Counter[str] = field(default_factory=Counter)
     effort_pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
     problems: int = 0
+    # what the file records (SessionInfo): id, parent, times, models, API token usage
+    session_id: str | None = None
+    parent_session: str | None = None
+    started: float | None = None
+    ended: float | None = None
+    models: list[str] = field(default_factory=list)
+    usage: Counter[str] = field(default_factory=Counter)
+    usage_source: str | None = None
+    usage_sessions: int = 0  # sessions whose file records usage
+    aside: int = 0  # injected text and commands: in the user's messages, not typed as prompts
+    sub_agents: list[str] = field(default_factory=list)  # paths of sub-agent sessions read beside it
+
+    def take_info(self, info: SessionInfo | None) -> None:
+        """The session's recorded facts, from its reader."""
+        if info is None:
+            return
+        self.session_id, self.parent_session = info.session_id, info.parent_session
+        self.started, self.ended = info.started, info.ended
+        self.models = list(info.models)
+        if info.usage_source:
+            self.usage = Counter(info.usage)
+            self.usage_source = info.usage_source
+            self.usage_sessions = 1
+
+    @property
+    def recorded_tokens(self) -> int | None:
+        """Input (cache reads and writes included) and output tokens the files record; None
+        when none does."""
+        if not self.usage_source:
+            return None
+        u = self.usage
+        return u["input"] + u["cache_read"] + u["cache_write"] + u["output"]
 
     @property
     def frozen_share(self) -> float:
@@ -66,6 +102,17 @@ class SessionStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.prompts += other.prompts
         self.problems += other.problems
+        self.aside += other.aside
+        if other.started is not None and (self.started is None or other.started < self.started):
+            self.started = other.started
+        if other.ended is not None and (self.ended is None or other.ended > self.ended):
+            self.ended = other.ended
+        self.models += [m for m in other.models if m not in self.models]
+        if other.usage_source:
+            self.usage.update(other.usage)
+            same = self.usage_source in (None, other.usage_source)
+            self.usage_source = other.usage_source if same else "mixed"
+            self.usage_sessions += other.usage_sessions
         for name in ("by_class", "tokens_by_class", "by_role", "by_kind", "effort_mix", "effort_pairs"):
             getattr(self, name).update(getattr(other, name))
 
@@ -95,6 +142,20 @@ class SessionStats:
             ],
             "effort_agreement": None if agreement is None else round(agreement, 4),
             "problems": self.problems,
+            "tokens_basis": TOKENS_BASIS,
+            "aside": self.aside,
+            "session_id": self.session_id,
+            "parent_session": self.parent_session,
+            "sub_agents": list(self.sub_agents),
+            "started": iso_time(self.started),
+            "ended": iso_time(self.ended),
+            "models": list(self.models),
+            "recorded_tokens": self.recorded_tokens,
+            "recorded_usage": (
+                {k: self.usage.get(k, 0) for k in USAGE_KEYS} | {"source": self.usage_source}
+                if self.usage_source
+                else None
+            ),
         }
 
 
@@ -123,6 +184,8 @@ class StatsBuilder:
         out.tokens_by_class[c.task_class] += n
         out.by_role[unit.role or "text"] += 1
         out.by_kind[unit.kind or "text"] += 1
+        if unit.kind in ASIDE_KINDS:
+            out.aside += 1
         if c.frozen == "true":
             out.frozen_tokens += n
         elif c.frozen == "partial":
@@ -135,9 +198,10 @@ class StatsBuilder:
             if unit.effort_used:
                 out.effort_pairs[(routed, unit.effort_used)] += 1
 
-    def finish(self, problems: int = 0) -> SessionStats:
+    def finish(self, problems: int = 0, info: SessionInfo | None = None) -> SessionStats:
         self.stats.plan_tokens = tokens(self._plan_words)  # as the SE-029 plan sums its words
         self.stats.problems = problems
+        self.stats.take_info(info)
         return self.stats
 
 
@@ -146,7 +210,17 @@ def session_stats(analyzed: Analyzed, path: str = "") -> SessionStats:
     builder = StatsBuilder(path, analyzed.format)
     for r in analyzed.results:
         builder.add(r)
-    return builder.finish(len(analyzed.problems))
+    return builder.finish(len(analyzed.problems), analyzed.info)
+
+
+def link_sub_agents(sessions: list[SessionStats]) -> None:
+    """Name, in each session read, the sub-agent sessions read with it (their files say whose
+    they are; the parent's file does not)."""
+    by_id = {s.session_id: s for s in sessions if s.session_id and not s.parent_session}
+    for s in sessions:
+        parent = by_id.get(s.parent_session) if s.parent_session else None
+        if parent is not None and s.path not in parent.sub_agents:
+            parent.sub_agents.append(s.path)
 
 
 def total(stats: Iterable[SessionStats]) -> SessionStats:

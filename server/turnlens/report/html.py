@@ -40,11 +40,13 @@ def render_html(
     title: str = "TurnLens session map",
     nonce: str | None = None,
     vscode: bool = False,
+    skipped: list[dict[str, str]] | None = None,
 ) -> str:
-    """The page for one or more session maps (`pipeline.sessionmap.session_map` results)."""
+    """The page for one or more session maps (`pipeline.sessionmap.session_map` results);
+    `skipped` names the files passed over and why, so an empty page says why it is empty."""
     nonce = nonce or secrets.token_urlsafe(16)
     csp = f"default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; img-src data:;"
-    data = _json_for_script({"sessions": sessions})
+    data = _json_for_script({"sessions": sessions, "skipped": skipped or []})
     root_class = ' class="vscode"' if vscode else ""
     return (
         "<!DOCTYPE html>\n"

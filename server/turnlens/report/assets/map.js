@@ -58,7 +58,9 @@
     const laneH = 26;
     const top = 14;
     const lanesH = LANES.length * (laneH + 4);
-    const planY = top + lanesH + 10;
+    const ticks = timeTicks(units, slots);
+    const axisY = top + lanesH + (ticks.length ? 4 : 0);
+    const planY = axisY + (ticks.length ? 22 : 0) + 10;
     const h = planY + 24;
     let out = `<svg id="timeline" viewBox="0 0 ${W} ${h}" role="group" aria-label="Session timeline: ${units.length} units">`;
     LANES.forEach(([, name], k) => {
@@ -67,6 +69,12 @@
       out += `<text x="0" y="${y + 17}">${esc(name)}</text>`;
     });
     out += `<text x="0" y="${planY + 15}">plan keeps</text>`;
+    if (ticks.length) {
+      // the time axis: when the file says each message was written, at the message's place
+      out += `<g id="time-axis"><text x="0" y="${axisY + 14}">time (UTC)</text><line class="axis" x1="${LEFT}" x2="${W}" y1="${axisY}" y2="${axisY}"></line>`;
+      for (const t of ticks) out += `<line class="axis" x1="${t.x.toFixed(2)}" x2="${t.x.toFixed(2)}" y1="${axisY}" y2="${axisY + 4}"></line><text class="tick" data-time="${esc(t.time)}" x="${Math.min(W - 60, t.x).toFixed(2)}" y="${axisY + 15}">${esc(t.label)}</text>`;
+      out += '</g>';
+    }
     units.forEach((u, idx) => {
       const lane = LANES.findIndex(([key]) => key === laneOf(u));
       const y = top + lane * (laneH + 4);
@@ -80,6 +88,32 @@
       out += `<rect class="c-${u.class}" x="${x.toFixed(2)}" y="${planY}" width="${Math.max(0.5, kept - 0.6).toFixed(2)}" height="18"></rect>`;
     });
     return out + '</svg>';
+  }
+
+  /** Labelled ticks for the time axis: at most ~8, each at the place of the first message written
+   * after an even step of the session's span; none when the file records no times. */
+  function timeTicks(units, slots) {
+    const timed = units.map((u, idx) => [u.time ? Date.parse(u.time) : NaN, idx]).filter(([t]) => !Number.isNaN(t));
+    if (timed.length < 2) return [];
+    const first = timed[0][0];
+    const last = timed.reduce((a, [t]) => Math.max(a, t), first);
+    if (last <= first) return [];
+    const multiDay = new Date(first).toISOString().slice(0, 10) !== new Date(last).toISOString().slice(0, 10);
+    const fmt = (t) => { const iso = new Date(t).toISOString(); return multiDay ? iso.slice(5, 16).replace('T', ' ') : iso.slice(11, 19); };
+    const step = (last - first) / 7;
+    const out = [];
+    let next = first;
+    let lastX = -1e9;
+    for (const [t, idx] of timed) {
+      if (t < next) continue;
+      const x = slots[idx].x;
+      if (x - lastX >= 70) {
+        out.push({ x, time: new Date(t).toISOString(), label: fmt(t) });
+        lastX = x;
+      }
+      next = t + step;
+    }
+    return out;
   }
 
   function planBar(s) {
@@ -136,10 +170,15 @@
     const verdict = p.verdict ? `<div class="card verdict-${p.verdict}"><b>${p.verdict}</b><span>${p.verdict === 'OVERFLOW' ? `${num(p.excess)} over ` : ''}a budget of ${num(s.budget)}</span></div>` : '';
     let out = '<div class="cards">';
     out += `<div class="card"><b id="t-units">${num(st.units)}</b><span>units</span></div>`;
-    out += `<div class="card"><b id="t-tokens">${num(st.tokens)}</b><span>tokens</span></div>`;
+    out += `<div class="card"><b id="t-tokens">${num(st.tokens)}</b><span>tokens (estimate: words × 1.3)</span></div>`;
+    if (st.recorded_tokens !== null && st.recorded_tokens !== undefined) {
+      const u = st.recorded_usage || {};
+      out += `<div class="card"><b id="t-recorded">${num(st.recorded_tokens)}</b><span>tokens recorded by the API (${esc(u.source || '')}): input ${num(u.input || 0)}, cache ${num((u.cache_read || 0) + (u.cache_write || 0))}, output ${num(u.output || 0)}</span></div>`;
+    }
     out += `<div class="card"><b id="t-frozen">${pct(st.frozen_share)}</b><span>frozen (${num(st.frozen_tokens)} tokens)</span></div>`;
     out += `<div class="card"><b id="t-saved">${pct(st.saved_share)}</b><span>the plan saves (${num(st.tokens)} → ${num(st.plan_tokens)})</span></div>`;
     out += `<div class="card"><b id="t-prompts">${num(st.prompts)}</b><span>prompts: ${esc(mix)}</span></div>`;
+    if (st.aside) out += `<div class="card"><b id="t-aside">${num(st.aside)}</b><span>injected text and commands (not prompts)</span></div>`;
     if (st.effort_agreement !== null && st.effort_agreement !== undefined) out += `<div class="card"><b>${pct(st.effort_agreement)}</b><span>routed = used effort</span></div>`;
     out += verdict + '</div>';
     const maxTok = Math.max(1, ...CLASSES.map((c) => st.tokens_by_class[c] || 0));
@@ -157,14 +196,14 @@
       const disagree = u.effort_used && u.effort_used !== (u.effort || 'none');
       const effort = u.routed ? `${u.effort || 'none'}${u.effort_used ? ` <span class="${disagree ? 'disagree' : ''}">(used ${esc(u.effort_used)})</span>` : ''}` : '';
       const conf = u.confidence !== undefined ? ` <span class="sub">${Math.round(100 * u.confidence)} %</span>` : '';
-      out += `<tr id="u-${idx}" data-i="${idx}"><td class="num">${u.i}</td><td>${u.line}</td><td>${esc(who(u))}</td><td><span class="pill bg-${u.class}">${u.class}</span>${conf}</td><td class="frozen-${u.frozen}">${u.frozen}</td><td class="num">${num(u.tokens)} → ${num(u.plan_tokens)}</td><td>${effort}</td>`;
+      out += `<tr id="u-${idx}" data-i="${idx}"${u.aside ? ' class="aside"' : ''}><td class="num">${u.i}</td><td>${u.line}</td><td>${esc(who(u))}</td><td><span class="pill bg-${u.class}">${u.class}</span>${conf}</td><td class="frozen-${u.frozen}">${u.frozen}</td><td class="num">${num(u.tokens)} → ${num(u.plan_tokens)}</td><td>${effort}</td>`;
       out += `<td class="first"><details><summary>${esc(u.first)}</summary><ul>${u.why.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></details></td></tr>`;
     });
     return out + '</tbody></table>';
   }
 
   function legend() {
-    return `<div class="legend">${CLASSES.map((c) => `<span><i class="bg-${c}"></i>${c}</span>`).join('')}<span>▔ frozen (kept verbatim)</span><span>faded: thinking, tool calls, system</span></div>`;
+    return `<div class="legend">${CLASSES.map((c) => `<span><i class="bg-${c}"></i>${c}</span>`).join('')}<span>▔ frozen (kept verbatim)</span><span>faded: thinking, tool calls, system; fainter: injected text and commands</span></div>`;
   }
 
   function render() {
@@ -175,11 +214,21 @@
     const s = sessions[current];
     let out = '';
     if (!s) {
-      app.innerHTML = '<h1>TurnLens session map</h1><p class="sub">No session.</p>';
+      const skipped = data.skipped || [];
+      const why = skipped.length
+        ? `<ul id="skipped">${skipped.map((x) => `<li>${esc(x.path)}: ${esc(x.reason)}</li>`).join('')}</ul>`
+        : '';
+      app.innerHTML = `<h1>TurnLens session map</h1><p class="sub">No session${skipped.length ? ': every file was passed over' : ''}.</p>${why}`;
       document.body.dataset.ready = '1';
       return;
     }
-    out += `<h1>${esc(s.title || s.path.split('/').pop() || 'Session')}</h1><p class="sub">${esc(s.path)} · ${esc(s.format)}</p>`;
+    const st = s.stats || {};
+    const facts = [esc(s.path), esc(s.format)];
+    if (st.models && st.models.length) facts.push(`model ${esc(st.models.join(', '))}`);
+    if (st.started) facts.push(`<span id="t-span">${esc(st.started.replace('T', ' ').replace('Z', ''))} → ${esc((st.ended || '').replace('T', ' ').replace('Z', ''))} UTC</span>`);
+    if (st.parent_session) facts.push(`sub-agent of session ${esc(st.parent_session)}`);
+    if (st.sub_agents && st.sub_agents.length) facts.push(`${st.sub_agents.length} sub-agent session(s): ${esc(st.sub_agents.map((p) => p.split('/').pop()).join(', '))}`);
+    out += `<h1>${esc(s.title || s.path.split('/').pop() || 'Session')}</h1><p class="sub">${facts.join(' · ')}</p>`;
     if (sessions.length > 1) {
       out += `<label>Session <select id="pick">${sessions.map((x, k) => `<option value="${k}"${k === current ? ' selected' : ''}>${esc(x.title || x.path)} (${x.units.length})</option>`).join('')}</select></label>`;
     }
