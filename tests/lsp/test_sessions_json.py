@@ -94,3 +94,18 @@ async def test_codex_prompts_show_the_effort_used_beside_the_routed_one(client: 
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "**Effort used** (recorded in the session): high" in hover.contents.value
+
+
+VSCODE_SESSION = EXPORT.parent.parent / "claude-code" / "8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f.jsonl"
+
+
+async def test_injected_text_and_commands_are_drawn_faded(client: LanguageClient) -> None:
+    doc = VSCODE_SESSION.read_text(encoding="utf-8")
+    uri = "file:///home/ana/.claude/projects/shop/8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f.jsonl"
+    open_doc(client, uri, doc, language="jsonl")
+    diags = [d for d in await wait_diagnostics(client, uri, version=1) if d.code != "format"]
+    faded = [d for d in diags if d.tags and types.DiagnosticTag.Unnecessary in d.tags]
+    assert sorted({d.data["kind"] for d in faded}) == ["command", "injected"] and len(faded) == 8
+    prompts = [d for d in diags if d.data["kind"] == "prompt"]
+    assert len(prompts) == 3 and not any(d.tags for d in prompts)
+    assert all(d.data["route"]["source"] == "role" for d in faded)  # never routed

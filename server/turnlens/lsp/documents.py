@@ -18,6 +18,7 @@ from turnlens.lsp.settings import Settings
 from turnlens.lsp.textdoc import Document
 from turnlens.pipeline.analyze import UnitCache, UnitResult
 from turnlens.pipeline.formats import Problem
+from turnlens.pipeline.formats.base import SessionInfo
 from turnlens.router.resolve import Route
 
 MODEL_ROUTES_KEPT = 16
@@ -37,6 +38,7 @@ class DocState:
     problems: tuple[Problem, ...] = ()
     format_name: str = "turns"
     title: str | None = None
+    info: SessionInfo | None = None  # what the session file records: times, models, tokens
     analyzed_version: int | None = None
     analyzed_text: str = ""
     too_large: bool = False

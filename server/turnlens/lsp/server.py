@@ -236,6 +236,7 @@ class TurnLensServer(LanguageServer):
                 self.say_once(message, types.MessageType.Error)
             state.format_name = analyzed.format
             state.title = analyzed.title
+            state.info = analyzed.info
             state.problems = analyzed.problems
             state.results, ask = self.resolver.model_route(
                 analyzed.results, settings.router, state.model_routes

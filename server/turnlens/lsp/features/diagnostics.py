@@ -20,6 +20,7 @@ from turnlens.lsp.documents import DocState
 from turnlens.lsp.server import TurnLensServer
 from turnlens.lsp.textdoc import Document
 from turnlens.pipeline.analyze import UnitResult
+from turnlens.pipeline.units import ASIDE_KINDS
 
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error.value,
@@ -74,6 +75,8 @@ class _Fragment:
         docs = class_docs()
         if docs is not None:
             body["codeDescription"] = docs
+        if r.unit.kind in ASIDE_KINDS:  # injected text, a command: editors draw it faded
+            body["tags"] = [types.DiagnosticTag.Unnecessary.value]
         data = {**r.classification.to_json(), "route": route}
         if r.unit.role is not None:
             data.update(role=r.unit.role, kind=r.unit.kind)

@@ -43,7 +43,7 @@ def build_map(ls: TurnLensServer, state: DocState, budget: int | None = None) ->
     if not state.fresh:
         ls.analyze(state)
     doc = state.doc
-    analyzed = Analyzed(state.format_name, state.results, state.problems, state.title)
+    analyzed = Analyzed(state.format_name, state.results, state.problems, state.title, state.info)
     pack = ls.profile_of(state).pack
     path = state.path or doc.uri
     data = session_map(
