@@ -16,6 +16,7 @@ from typing import Any
 
 from turnlens.batch.schema import input_schema, require_pyarrow
 from turnlens.pipeline.formats import DETECT_HEAD, FormatOptions, NotATranscript, Problem, resolve
+from turnlens.pipeline.formats.base import SessionInfo
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
 from turnlens.pipeline.units import Unit
 from turnlens.userfiles import MAX_INPUT_BYTES, jsonl_lines, read_limited, regular_file
@@ -45,6 +46,7 @@ class Session:
     problems: list[Problem] = field(default_factory=list)
     error: str | None = None
     invalid_utf8: bool = False
+    info: SessionInfo = field(default_factory=SessionInfo)  # what the file records of the session
 
     def mark_invalid_utf8(self) -> None:
         self.invalid_utf8 = True
@@ -73,13 +75,18 @@ def read_units(path: Path, session: Session, options: ReadOptions) -> Iterator[U
         session.format = fmt.name
         if big and stream is not None:
             units: Iterator[Unit] = stream(
-                jsonl_lines(path, on_invalid_utf8=session.mark_invalid_utf8), fmt_options, session.problems
+                jsonl_lines(path, on_invalid_utf8=session.mark_invalid_utf8),
+                fmt_options,
+                session.problems,
+                session.info,
             )
         else:
             if big:  # a big file that no reader can stream is read whole, with a bound
                 text = _decode(read_limited(path, MAX_INPUT_BYTES), session)
             split = fmt.split(text, fmt_options)
             session.problems.extend(split.problems)
+            if split.info is not None:
+                session.info = split.info
             units = _with_lines(text, split.units)
         for unit in units:
             if not unit.ignored:

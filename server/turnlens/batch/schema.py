@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from turnlens.core.classes import CLASS_NAMES
 from turnlens.pipeline.stats import EFFORT_ORDER
+from turnlens.pipeline.units import KINDS, ROLES
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -76,6 +77,17 @@ SESSION_COLUMNS: Final = (
     ("problems", "int64", False),
     *((f"class_{c}", "int64", False) for c in CLASS_NAMES),
     *((f"effort_{e}", "int64", False) for e in EFFORT_ORDER),
+    # what the file records about the session (added in schema 1's second round; null where not)
+    ("started", "timestamp[ms, tz=UTC]", True),
+    ("ended", "timestamp[ms, tz=UTC]", True),
+    ("model", "string", True),
+    ("parent_session", "string", True),
+    ("recorded_input_tokens", "int64", True),
+    ("recorded_output_tokens", "int64", True),
+    ("recorded_cache_read_tokens", "int64", True),
+    ("recorded_cache_write_tokens", "int64", True),
+    *((f"role_{r}", "int64", False) for r in ROLES),
+    *((f"kind_{k}", "int64", False) for k in KINDS),
 )
 
 

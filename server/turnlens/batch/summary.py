@@ -13,6 +13,7 @@ from turnlens.batch.read import Session
 from turnlens.batch.schema import SESSION_COLUMNS, require_pyarrow, sessions_schema
 from turnlens.core.plan import tokens
 from turnlens.pipeline.stats import EFFORT_ORDER, SessionStats
+from turnlens.pipeline.units import ASIDE_KINDS, KINDS, ROLES
 
 STATS_COLUMNS = (
     "session_id",
@@ -37,6 +38,7 @@ def session_stats(units: Any, sessions: Iterable[Session]) -> list[SessionStats]
         if s.error is not None:
             continue
         stats = SessionStats(path=s.session_id, format=s.format, problems=len(s.problems))
+        stats.take_info(s.info)
         by_id[s.session_id] = stats
         plan_words[s.session_id] = 0
         ordered.append(stats)
@@ -53,6 +55,8 @@ def session_stats(units: Any, sessions: Iterable[Session]) -> list[SessionStats]
         out.tokens_by_class[cls] += n
         out.by_role[role or "text"] += 1
         out.by_kind[kind or "text"] += 1
+        if kind in ASIDE_KINDS:
+            out.aside += 1
         if frozen == "true":
             out.frozen_tokens += n
         elif frozen == "partial":
@@ -67,6 +71,18 @@ def session_stats(units: Any, sessions: Iterable[Session]) -> list[SessionStats]
     for sid, stats in by_id.items():
         stats.plan_tokens = tokens(plan_words[sid])
     return ordered
+
+
+def _recorded(stats: SessionStats) -> dict[str, int | None]:
+    """The API's token counts the file records (all null when it records none)."""
+    have = stats.usage_source is not None
+    u = stats.usage
+    return {
+        "recorded_input_tokens": u["input"] if have else None,
+        "recorded_output_tokens": u["output"] if have else None,
+        "recorded_cache_read_tokens": u["cache_read"] if have else None,
+        "recorded_cache_write_tokens": u["cache_write"] if have else None,
+    }
 
 
 def sessions_table(units: Any, sessions: list[Session]) -> Any:
@@ -84,6 +100,13 @@ def sessions_table(units: Any, sessions: list[Session]) -> Any:
             "bytes": s.size,
             **{f"class_{c}": n for c, n in data["by_class"].items()},
             **{f"effort_{e}": stats.effort_mix.get(e, 0) for e in EFFORT_ORDER},
+            "started": None if stats.started is None else int(stats.started * 1000),
+            "ended": None if stats.ended is None else int(stats.ended * 1000),
+            "model": ", ".join(stats.models) or None,
+            "parent_session": stats.parent_session,
+            **_recorded(stats),
+            **{f"role_{r}": stats.by_role.get(r, 0) for r in ROLES},
+            **{f"kind_{k}": stats.by_kind.get(k, 0) for k in KINDS},
         }
         for name in rows:
             rows[name].append(values[name] if name in values else data[name])
