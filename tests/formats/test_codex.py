@@ -222,3 +222,19 @@ def test_recorded_tokens_model_and_times() -> None:
     assert info.session_id == "0199a6c4-2b7e-7d10-8f3a-4c5d6e7f8091"
     data = info.to_json()
     assert (data["started"], data["ended"]) == ("2026-04-10T07:58:12Z", "2026-04-10T08:03:27Z")
+
+
+def test_xhigh_is_an_effort_the_router_answers_so_agreement_can_reach_all() -> None:
+    from turnlens.pipeline.analyze import analyze
+    from turnlens.pipeline.profile import Profile
+    from turnlens.pipeline.stats import session_stats
+    from turnlens.router.settings import parse_router_settings
+
+    text = read(IDE, "codex").text
+    default = session_stats(analyze(text, Profile(format="codex")))
+    assert default.effort_pairs[("high", "xhigh")] == 1 and default.effort_agreement == 0.5
+    settings, problems = parse_router_settings({"phases": {"plan": "xhigh", "reflect": "xhigh"}})
+    assert problems == []
+    tuned = session_stats(analyze(text, Profile(format="codex", router=settings)))
+    assert dict(tuned.effort_pairs) == {("xhigh", "xhigh"): 1, ("medium", "medium"): 1}
+    assert tuned.effort_agreement == 1.0
