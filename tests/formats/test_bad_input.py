@@ -15,12 +15,17 @@ JSONL = {
     "gemini-jsonl": "gemini/session-*.jsonl",
     "openai-jsonl": "openai/finetune-support.jsonl",
     "claude-code": "claude-code/3a7c9e10-*.jsonl",
+    "copilot-cli": "copilot-cli/session-state/*/events.jsonl",
+    "sharegpt-jsonl": "sharegpt/variants.jsonl",
 }
 JSON = {
     "chatgpt": "chatgpt/conversations.json",
     "gemini": "gemini/session-*.json",
     "openai": "openai/chat-weather-tool.json",
     "anthropic": "anthropic/messages-refactor.json",
+    "claude-ai": "claude-ai/conversations.json",
+    "gemini-logs": "gemini-logs/logs.json",
+    "sharegpt": "sharegpt/sharegpt.json",
 }
 
 

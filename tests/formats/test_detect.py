@@ -13,6 +13,11 @@ from turnlens.pipeline.formats import NotATranscript, detect
 EXPECTED = {
     "anthropic/messages-refactor.json": "anthropic",
     "chatgpt/conversations.json": "chatgpt",
+    "claude-ai/conversations.json": "claude-ai",
+    "copilot-cli/session-state/5b1f0c2e-93d4-4a8e-b7f1-0e2d3c4b5a69/events.jsonl": "copilot-cli",
+    "gemini-logs/logs.json": "gemini-logs",
+    "sharegpt/sharegpt.json": "sharegpt",
+    "sharegpt/variants.jsonl": "sharegpt-jsonl",
     "claude-code/3a7c9e10-5b2d-4f61-8e0a-1c2d3e4f5a6b.jsonl": "claude-code",
     "claude-code/8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f.jsonl": "claude-code",
     "claude-code/summaries-only.jsonl": "claude-code",

@@ -46,6 +46,11 @@ _REGISTRY: dict[str, str] = {
     "openai": "turnlens.pipeline.formats.openai:OPENAI",
     "openai-jsonl": "turnlens.pipeline.formats.openai:OPENAI_JSONL",
     "anthropic": "turnlens.pipeline.formats.anthropic:ANTHROPIC",
+    "claude-ai": "turnlens.pipeline.formats.claude_ai:CLAUDE_AI",
+    "gemini-logs": "turnlens.pipeline.formats.gemini_logs:GEMINI_LOGS",
+    "copilot-cli": "turnlens.pipeline.formats.copilot_cli:COPILOT_CLI",
+    "sharegpt": "turnlens.pipeline.formats.sharegpt:SHAREGPT",
+    "sharegpt-jsonl": "turnlens.pipeline.formats.sharegpt:SHAREGPT_JSONL",
     # Markdown-based text formats
     "aider": "turnlens.pipeline.formats.aider:AIDER",
     "markdown-chat": "turnlens.pipeline.formats.markdown_chat:MARKDOWN_CHAT",
@@ -62,7 +67,7 @@ FILE_NAMES = (".aider.chat.history.md", "conversations.json")
 
 # Session files an editor should hand to TurnLens beyond Markdown and plain text (the server
 # stays silent on JSON that no format claims).
-SESSION_GLOBS = ("**/*.jsonl", "**/conversations.json", "**/.gemini/**/*.json")
+SESSION_GLOBS = ("**/*.jsonl", "**/conversations.json", "**/.gemini/**/*.json")  # logs.json too
 
 
 def readable_name(name: str) -> bool:

@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, Split
+from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, SessionInfo, Split
 from turnlens.pipeline.formats.jsonspan import JStr, SpanError, loads_spanned, plain
 from turnlens.pipeline.units import Unit
 
@@ -136,7 +136,15 @@ class JsonDocFormat:
                 if not (hidden and unit.kind in hidden):
                     units.append(unit._replace(index=len(units) + 1))
         doc.problems.sort(key=lambda p: p.line)
-        return Split(units, doc.problems, None, self.title_of(obj) if obj is not None else None)
+        title = self.title_of(obj) if obj is not None else None
+        return Split(units, doc.problems, None, title, self.info_of(obj, units))
+
+    def info_of(self, obj: Any, units: list[Unit]) -> SessionInfo | None:
+        """What the document records about the session: by default, the span of its units' times."""
+        info = SessionInfo()
+        for unit in units:
+            info.see_time(unit.time)
+        return info if info.started is not None else None
 
     def resplit(self, text: str, options: FormatOptions, previous: Split, edit: Edit) -> Split:
         return self.split(text, options)
