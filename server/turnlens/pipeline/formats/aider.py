@@ -108,6 +108,7 @@ def closed_early(text: str) -> list[Problem]:
     """A problem for each reply whose code fence had to end at a prompt line (the fence would
     otherwise have run on into the next prompt and what follows it)."""
     problems: list[Problem] = []
+    pos, line = 0, 1  # lines are counted on from the last problem: one pass over the text
     bounds = [m.start() for m in _HEADERS.finditer(text)]
     for lo, hi in pairwise([0, *bounds, len(text)]):
         if lo >= hi:
@@ -118,7 +119,8 @@ def closed_early(text: str) -> list[Problem]:
         whole = closed_fences(text, lo, hi)
         for at in prompts:
             if whole[0] and in_fence(whole, at):
-                line = text.count("\n", 0, at) + 1
+                line += text.count("\n", pos, at)
+                pos = at
                 problems.append(
                     Problem(
                         line, "a reply's code fence was still open at this prompt line: closed there", "info"
