@@ -239,3 +239,28 @@ def probe_until(
             return seen
         time.sleep(interval)
     raise AssertionError(f"the editor never reached the expected state; last seen: {seen!r}")
+
+
+SESSION_JSONL = (
+    ROOT / "tests" / "formats" / "fixtures" / "claude-code" / "8f41c2d0-6a7b-4e3c-9d12-5b6a7c8d9e0f.jsonl"
+)
+
+
+def add_jsonl_session(ws: Workspace) -> tuple[str, list[int]]:
+    """A Claude Code session (JSON Lines) in the project: its file name, and the 0-based line of
+    every message the server labels (a line holding several messages is listed once for each)."""
+    from turnlens.pipeline.analyze import analyze
+    from turnlens.pipeline.profile import Profile
+
+    name = SESSION_JSONL.name
+    shutil.copyfile(SESSION_JSONL, ws.project / name)
+    text = SESSION_JSONL.read_text(encoding="utf-8")
+    analyzed = analyze(text, Profile(), path=str(ws.project / name))
+    return name, sorted(r.unit.line - 1 for r in analyzed.results if not r.unit.ignored)
+
+
+def is_label(message: str) -> bool:
+    """A diagnostic that labels a unit (not a line the reader passed over)."""
+    from turnlens.core.classes import CLASS_NAMES
+
+    return message.split(" ", 1)[0] in CLASS_NAMES

@@ -13,6 +13,7 @@ import pytest
 from tests.editors.harness import (
     Tmux,
     Workspace,
+    add_jsonl_session,
     first_lines,
     make_workspace,
     missing,
@@ -166,3 +167,21 @@ def test_emacs_page_works_as_written(emacs: tuple[Workspace, Tmux]) -> None:
     tmux.keys("C-x", "C-c")
     tmux.wait_exit()
     assert ws.wait_servers_gone() == []
+
+
+def test_emacs_page_labels_a_claude_code_session(tmp_path: Path) -> None:
+    """The page's configuration attaches the server to a `.jsonl` session too: one label per
+    message, on the message's own line."""
+    ws = make_workspace(tmp_path)
+    (ws.home / ".emacs.d").mkdir()
+    (ws.home / ".emacs.d" / "init.el").write_text(snippet(PAGE, BLOCK), encoding="utf-8")
+    name, lines = add_jsonl_session(ws)
+    tmux = Tmux(ws, ["emacs", "-nw", name])
+    try:
+        tmux.wait_screen(lambda s: "[eglot:" in s and "(Session" in s)  # a key sent before cancels the visit
+        labels = lambda s: [d for d in s["diagnostics"] if re.match(r"turnlens \[TL\d\]: \w+ ·", d["text"])]  # noqa: E731
+        seen = probe(ws, tmux, lambda s: len(labels(s)) == len(lines), timeout=90)
+        assert seen["server"] is True and seen["mode"] == "turnlens-session-mode"
+        assert sorted(d["line"] for d in labels(seen)) == lines
+    finally:
+        tmux.close()

@@ -21,7 +21,9 @@ import pytest
 from tests.editors.harness import (
     Tmux,
     Workspace,
+    add_jsonl_session,
     first_lines,
+    is_label,
     make_workspace,
     missing,
     probe_until,
@@ -199,3 +201,31 @@ def test_neovim_page_works_as_written(nvim: tuple[Workspace, Tmux, Setup]) -> No
     tmux.keys("Enter")
     tmux.wait_exit()
     assert ws.wait_servers_gone() == []
+
+
+@pytest.mark.parametrize("setup", SETUPS, ids=lambda s: "+".join(s.blocks))
+def test_neovim_page_labels_a_claude_code_session(setup: Setup, tmp_path: Path) -> None:
+    """The page's configuration attaches the server to a `.jsonl` session too: one label per
+    message, on the message's own line; injected text and commands are drawn faded."""
+    if missing("tmux"):
+        pytest.skip(missing("tmux") or "")
+    binary = find_nvim(*setup.versions)
+    if binary is None:
+        pytest.skip(
+            f"{setup.page}: no Neovim {setup.versions[0]} up to {setup.versions[1]} (see the test above)"
+        )
+    ws = make_workspace(tmp_path)
+    config = ws.home / ".config" / "nvim"
+    config.mkdir(parents=True)
+    (config / "init.lua").write_text(setup.init_lua, encoding="utf-8")
+    name, lines = add_jsonl_session(ws)
+    tmux = Tmux(ws, [binary, name])
+    try:
+        labels = lambda s: [d for d in s["diagnostics"] if is_label(d["message"])]  # noqa: E731
+        seen = probe(ws, tmux, lambda s: len(labels(s)) == len(lines))
+        assert seen["clients"] == ["turnlens"]
+        assert sorted(d["lnum"] for d in labels(seen)) == lines
+        kinds = sorted(d["data"]["kind"] for d in labels(seen))
+        assert kinds.count("prompt") == 3 and kinds.count("injected") == 4 and kinds.count("command") == 4
+    finally:
+        tmux.close()

@@ -12,7 +12,9 @@ import pytest
 from tests.editors.harness import (
     Tmux,
     Workspace,
+    add_jsonl_session,
     first_lines,
+    is_label,
     make_workspace,
     missing,
     probe_until,
@@ -134,3 +136,20 @@ def test_vim_ale_page_works_as_written(vim: tuple[Workspace, Tmux]) -> None:
     tmux.keys("Enter")
     tmux.wait_exit()
     assert ws.wait_servers_gone() == []
+
+
+def test_vim_ale_page_labels_a_claude_code_session(tmp_path: Path) -> None:
+    """The page's configuration attaches the server to a `.jsonl` session too: one label per
+    message, on the message's own line."""
+    ws = make_workspace(tmp_path)
+    (ws.home / ".vimrc").write_text(snippet(PAGE, BLOCK), encoding="utf-8")
+    name, lines = add_jsonl_session(ws)
+    tmux = Tmux(ws, ["vim", name])
+    try:
+        labels = lambda s: [d for d in s["diagnostics"] if is_label(d["text"])]  # noqa: E731
+        seen = probe(ws, tmux, lambda s: len(labels(s)) == len(lines))
+        assert seen["filetype"] == "jsonl"
+        assert sorted(d["lnum"] for d in labels(seen)) == lines
+        assert all(d["linter"] == "turnlens" for d in labels(seen))
+    finally:
+        tmux.close()
