@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -86,9 +85,11 @@ def grow(fixture: Path, how: str, target: int) -> str:
 
 def run(path: Path) -> tuple[float, float, str]:
     start = time.perf_counter()
-    cmd = [sys.executable, "-c", "import resource, sys; from turnlens.cli import main; "
+    # VmHWM, not ru_maxrss: the latter keeps the forking parent's size across exec
+    cmd = [sys.executable, "-c", "import re, sys; from turnlens.cli import main; "
            "code = main(sys.argv[1:]); "
-           "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)",
+           "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1); "
+           "print(hwm, file=sys.stderr); sys.exit(code)",
            "stats", str(path), "--format", "json"]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     took = time.perf_counter() - start
@@ -111,12 +112,11 @@ def main() -> None:
             folder = Path(tmp) / name
             folder.mkdir()
             path = folder / file_name
-            path.write_text(grow(FIXTURES / rel, how, target), encoding="utf-8")
+            path.write_text(grow(FIXTURES / rel, how, target), encoding="utf-8")  # freed before the run
             size = path.stat().st_size / 1e6
             took, peak, what = run(path)
             print(f"{name:<15} {size:8.1f} {took:8.2f} {peak:9.0f}  {what}", flush=True)
             path.unlink()
-    _ = resource  # the child reports its own peak
 
 
 if __name__ == "__main__":
