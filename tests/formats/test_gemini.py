@@ -91,3 +91,16 @@ def test_gemini_reads_the_jsonl_form_too() -> None:
     by_json = get_format("gemini").split(text, FormatOptions())
     by_lines = get_format("gemini-jsonl").split(text, FormatOptions())
     assert by_json.units == by_lines.units
+
+
+def test_times_models_and_tokens_the_session_records() -> None:
+    from tests.formats.conftest import read
+
+    info = read("gemini/session-*.json", "gemini").split.info
+    assert info is not None and info.models == ["gemini-2.5-pro"]
+    assert info.usage["input"] == 5120 and info.usage["reasoning"] == 96
+    assert info.usage["output"] == 210 + 96  # thoughts are output too
+    assert info.to_json()["started"] == "2026-03-15T10:00:02Z"
+    lines = read("gemini/session-*.jsonl", "gemini-jsonl")
+    assert lines.split.info is not None and lines.split.info.started is not None
+    assert all(u.time is not None for u in lines.units if u.role in ("user", "assistant"))

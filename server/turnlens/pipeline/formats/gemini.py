@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Problem, SessionInfo
+from turnlens.pipeline.formats.base import Problem, SessionInfo, parse_time
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsondoc import (
     Doc,
@@ -178,6 +178,9 @@ class GeminiJsonlFormat(JsonlFormat):
                 if key not in said:
                     said.add(key)
                     problems.append(Problem(r.line, "unknown record passed over", "info"))
+        if info is not None:
+            for _, msg in messages.values():
+                message_facts(msg, info)
         for r, msg in messages.values():
 
             def make(value: Any, role: str, kind: str, text: str | None, r: Record = r) -> Unit | None:
@@ -215,15 +218,46 @@ class GeminiFormat(JsonDocFormat):
         if not _is_record(obj):
             raise refuse("JSON without a Gemini CLI session's sessionId and messages")
         for msg in obj["messages"]:
+            when = parse_time(msg.get("timestamp")) if isinstance(msg, dict) else None
 
-            def make(value: Any, role: str, kind: str, text: str | None) -> Unit | None:
-                return doc.unit(value, role, kind, text=text)
+            def make(
+                value: Any, role: str, kind: str, text: str | None, when: float | None = when
+            ) -> Unit | None:
+                unit = doc.unit(value, role, kind, text=text)
+                return None if unit is None else unit._replace(time=when)
 
             def report(key: str, message: str, msg: Any = msg) -> None:
                 where = msg.get("type") if isinstance(msg, dict) else msg
                 doc.once(key, offset_of(where), message)
 
             yield from message_units(msg, make, report)
+
+    def info_of(self, obj: Any, units: list[Unit]) -> SessionInfo | None:
+        """The session's id, times, models and the tokens its messages record."""
+        if not _is_record(obj):
+            return None
+        info = SessionInfo(session_id=plain(obj.get("sessionId")))
+        info.see_time(obj.get("startTime"))
+        info.see_time(obj.get("lastUpdated"))
+        for msg in obj["messages"]:
+            message_facts(msg, info)
+        return info
+
+
+def message_facts(msg: Any, info: SessionInfo) -> None:
+    """What one message records besides text: its time, the model, and its `tokens` (`input`
+    includes `cached`; `thoughts` are output the answer does not show)."""
+    if not isinstance(msg, dict):
+        return
+    info.see_time(msg.get("timestamp"))
+    info.see_model(plain(msg.get("model")))
+    tokens = msg.get("tokens")
+    if isinstance(tokens, dict):
+        read_in, cached = tokens.get("input"), tokens.get("cached")
+        fresh = read_in - cached if isinstance(read_in, int) and isinstance(cached, int) else read_in
+        out, thoughts = tokens.get("output"), tokens.get("thoughts")
+        total_out = out + thoughts if isinstance(out, int) and isinstance(thoughts, int) else out
+        info.add_usage("tokens", input=fresh, cache_read=cached, output=total_out, reasoning=thoughts)
 
 
 def _is_record(obj: Any) -> bool:
