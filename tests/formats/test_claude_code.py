@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from tests.formats.conftest import check_spans, read
 
 SESSION = "claude-code/3a7c9e10-*.jsonl"
@@ -128,3 +132,30 @@ def test_units_carry_the_time_of_their_line() -> None:
     assert all(u.time is not None for u in r.units)
     times = [u.time for u in r.units]
     assert times == sorted(times)  # type: ignore[type-var]
+
+
+def test_units_wait_for_a_summary_s_leaf_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed session is never held whole: past the bound, a summary still waiting for its
+    leaf is taken as another session's, and every unit still comes, in order."""
+    from turnlens.pipeline.formats import FormatOptions, get_format
+    from turnlens.pipeline.formats import claude_code as module
+
+    lines = ['{"type":"summary","summary":"Old title","leafUuid":"u-40"}']
+    for i in range(1, 41):
+        lines.append(
+            json.dumps(
+                {
+                    "type": "user",
+                    "uuid": f"u-{i}",
+                    "sessionId": "s",
+                    "message": {"role": "user", "content": f"prompt number {i} " * 5},
+                }
+            )
+        )
+    text = "\n".join(lines) + "\n"
+    whole = get_format("claude-code").split(text, FormatOptions())
+    assert whole.units[0].kind == "summary" and whole.title == "Old title" and len(whole.units) == 41
+    monkeypatch.setattr(module, "MAX_HELD_CHARS", 500)
+    bounded = get_format("claude-code").split(text, FormatOptions())
+    assert [u.text for u in bounded.units] == [u.text for u in whole.units[1:]]
+    assert bounded.title is None

@@ -71,35 +71,37 @@ def _is_entry(obj: Any) -> bool:
     return kind == "summary" and "leafUuid" in obj
 
 
+class _Summary:
+    """A summary line waiting to learn whether its leaf message is in this file."""
+
+    __slots__ = ("own", "title", "unit")
+
+    def __init__(self, unit: Unit | None, title: str | None) -> None:
+        self.unit, self.title, self.own = unit, title, False
+
+
 class _Summaries:
     """Summary lines whose leaf message is not yet known, and the units read since the first:
     a summary of another session (Claude Code writes those at the top of a resumed session's
-    file) is no unit of this one and no title, so units wait until the leaf is found."""
+    file) is no unit of this one and no title, so units wait until the leaf is found, for at
+    most MAX_HELD_CHARS of text (a summary still waiting then is taken as another session's)."""
 
     def __init__(self) -> None:
         self.seen: set[str] = set()  # uuids of this file's messages so far
-        self.waiting: dict[str, list[int]] = {}  # leafUuid → places of its summaries in `held`
-        self.held: list[Unit | str] = []  # units, and summary texts' placeholders (the leaf id)
-        self.summaries: dict[int, Unit | None] = {}  # place in `held` → its unit
+        self.waiting: dict[str, list[_Summary]] = {}  # leafUuid → its summaries
+        self.held: list[Unit | _Summary] = []
         self.chars = 0
         self.foreign = 0
-        self.title: str | None = None
-        self._titles: dict[int, str | None] = {}  # place in `held` → the summary's text
+        self.title: str | None = None  # the first summary of this session's own
 
     def summary(self, leaf: str | None, unit: Unit | None, title: str | None) -> Iterator[Unit]:
         if leaf is not None and leaf in self.seen:
-            self._own(title)
+            self.title = self.title or title
             yield from self.unit(unit)
             return
-        place = len(self.held)
-        self.held.append(leaf or "")
-        self.summaries[place] = unit
-        self.waiting.setdefault(leaf or "", []).append(place)
-        self._titles[place] = title
-
-    def _own(self, title: str | None) -> None:
-        if self.title is None and title:
-            self.title = title
+        pending = _Summary(unit, title)
+        self.held.append(pending)
+        self.waiting.setdefault(leaf or "", []).append(pending)
 
     def unit(self, unit: Unit | None) -> Iterator[Unit]:
         if unit is None:
@@ -112,38 +114,30 @@ class _Summaries:
         if self.chars > MAX_HELD_CHARS:
             yield from self.flush()
 
-    def message(self, uuid: Any) -> Iterator[Unit]:
+    def message(self, uuid: str | None) -> Iterator[Unit]:
         """A message of this file: a summary waiting for it is this session's."""
-        if not isinstance(uuid, str):
+        if uuid is None:
             return
         self.seen.add(uuid)
-        places = self.waiting.pop(uuid, None)
-        if places is not None:
-            for place in places:
-                self.held[place] = _OWN
+        for pending in self.waiting.pop(uuid, ()):
+            pending.own = True
         if self.held and not self.waiting:
             yield from self.flush()
 
     def flush(self) -> Iterator[Unit]:
         """Hand on what was held: own summaries in their place; the rest are another session's."""
-        for place, item in enumerate(self.held):
-            if isinstance(item, Unit):
+        for item in self.held:
+            if not isinstance(item, _Summary):
                 yield item
-            elif item is _OWN:
-                self._own(self._titles.get(place))
-                unit = self.summaries.get(place)
-                if unit is not None:
-                    yield unit
+            elif item.own:
+                self.title = self.title or item.title
+                if item.unit is not None:
+                    yield item.unit
             else:
                 self.foreign += 1
         self.held.clear()
-        self.summaries.clear()
-        self._titles.clear()
         self.waiting.clear()
         self.chars = 0
-
-
-_OWN = "\0own"
 
 
 class ClaudeCodeFormat(JsonlFormat):
