@@ -159,3 +159,12 @@ def test_units_wait_for_a_summary_s_leaf_within_a_bound(monkeypatch: pytest.Monk
     bounded = get_format("claude-code").split(text, FormatOptions())
     assert [u.text for u in bounded.units] == [u.text for u in whole.units[1:]]
     assert bounded.title is None
+
+
+def test_stats_name_a_task_sidechain_inside_the_file() -> None:
+    from turnlens.pipeline.analyze import analyze
+    from turnlens.pipeline.profile import Profile
+    from turnlens.pipeline.stats import session_stats
+
+    stats = session_stats(analyze(read(SESSION, "claude-code").text, Profile(format="claude-code")))
+    assert stats.to_json()["sidechain_units"] == 2 and stats.parent_session is None

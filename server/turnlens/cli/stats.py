@@ -195,6 +195,8 @@ def _text(s: SessionStats) -> str:
         )
     if s.sub_agents:
         lines.append(f"  sub-agents {len(s.sub_agents)}: {', '.join(s.sub_agents)}")
+    if s.sidechain_units:
+        lines.append(f"  sidechain {s.sidechain_units} units of sub-agents (Task) inside the file")
     span = _span(s)
     if span:
         lines.append(f"  time      {span}")

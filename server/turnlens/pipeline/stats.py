@@ -54,6 +54,7 @@ class SessionStats:
     usage_sessions: int = 0  # sessions whose file records usage
     aside: int = 0  # injected text and commands: in the user's messages, not typed as prompts
     sub_agents: list[str] = field(default_factory=list)  # paths of sub-agent sessions read beside it
+    sidechain_units: int = 0  # units of sub-agents' conversations inside the session's own file
 
     def take_info(self, info: SessionInfo | None) -> None:
         """The session's recorded facts, from its reader."""
@@ -62,6 +63,7 @@ class SessionStats:
         self.session_id, self.parent_session = info.session_id, info.parent_session
         self.started, self.ended = info.started, info.ended
         self.models = list(info.models)
+        self.sidechain_units = info.sidechain_units
         if info.usage_source:
             self.usage = Counter(info.usage)
             self.usage_source = info.usage_source
@@ -103,6 +105,7 @@ class SessionStats:
         self.prompts += other.prompts
         self.problems += other.problems
         self.aside += other.aside
+        self.sidechain_units += other.sidechain_units
         if other.started is not None and (self.started is None or other.started < self.started):
             self.started = other.started
         if other.ended is not None and (self.ended is None or other.ended > self.ended):
@@ -147,6 +150,7 @@ class SessionStats:
             "session_id": self.session_id,
             "parent_session": self.parent_session,
             "sub_agents": list(self.sub_agents),
+            "sidechain_units": self.sidechain_units,
             "started": iso_time(self.started),
             "ended": iso_time(self.ended),
             "models": list(self.models),
