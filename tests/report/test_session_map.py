@@ -4,6 +4,7 @@ what `turnlens check` and `turnlens stats` say about the same file."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -78,6 +79,7 @@ def render_dom(html: Path) -> _Marks:
             "--disable-sync",
             "--no-first-run",
             f"--user-data-dir={html.parent / 'chromium'}",
+            "--window-size=1400,1000",
             "--dump-dom",
             html.as_uri(),
         ],
@@ -167,6 +169,7 @@ def test_the_page_draws_a_time_axis_and_the_recorded_tokens(tmp_path: Path) -> N
             "--disable-gpu",
             "--no-first-run",
             f"--user-data-dir={tmp_path / 'c2'}",
+            "--window-size=1400,1000",
             "--dump-dom",
             html.as_uri(),
         ],
@@ -186,3 +189,32 @@ def test_a_map_of_nothing_readable_says_why_and_fails(tmp_path: Path) -> None:
     assert "no session could be read" in run.stderr and "not a transcript" in run.stderr
     page = html.read_text(encoding="utf-8")
     assert "app-log.jsonl" in page and "matches no known session format" in page
+
+
+@needs_chromium
+def test_each_legend_names_only_marks_the_session_draws_and_units_start_on_the_first_screen(
+    tmp_path: Path,
+) -> None:
+    tops: list[str] = []
+
+    def page_of(session: Path) -> str:
+        """What the page shows (the rendered app), and where its table of units starts."""
+        html = tmp_path / f"{session.stem}.html"
+        assert turnlens("stats", str(session), "--html", str(html)).returncode == 0
+        dom = subprocess.run(
+            [CHROMIUM or "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1400,1000", "--dump-dom", html.as_uri()],
+            capture_output=True, text=True, timeout=120, check=True,
+        ).stdout  # fmt: skip
+        tops.extend(re.findall(r'data-units-top="(\d+)"', dom))
+        return dom.split('<main id="app"', 1)[1].split("</main>", 1)[0]
+
+    claude = page_of(ROOT / "docs" / "examples" / "claude-session.jsonl")  # records no effort used
+    assert "the effort TurnLens routes" in claude
+    assert "used by the agent" not in claude and "they disagree" not in claude
+    assert ">max<" not in claude and ">xhigh<" not in claude  # no rows for efforts it never has
+    assert tops and int(tops[0]) < 1000, f"the table of units starts below the first screen: {tops}"
+    codex = page_of(
+        FIXTURES / "codex" / "rollout-2026-03-14T09-30-00-5f0c2b1e-7a41-4c55-9d0e-2b8f6a1c3d77.jsonl"
+    )
+    assert "the effort the agent used" in codex and "they disagree" in codex

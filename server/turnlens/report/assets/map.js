@@ -143,11 +143,14 @@
     const slots = layout(s.units);
     const prompts = s.units.map((u, idx) => [u, idx]).filter(([u]) => u.routed);
     if (!prompts.length) return '<p class="sub">No prompt was routed.</p>';
+    // rows for the efforts this session has (routed or used), from the lowest to the highest
+    const seen = prompts.flatMap(([u]) => [u.effort || 'none', u.effort_used].filter(Boolean)).map((e) => EFFORTS.indexOf(e));
+    const shown = EFFORTS.slice(Math.max(0, Math.min(...seen)), Math.max(...seen) + 1);
     const rowH = 14;
-    const y = (e) => 6 + (EFFORTS.length - 1 - Math.max(0, EFFORTS.indexOf(e || 'none'))) * rowH;
-    const h = 6 + EFFORTS.length * rowH + 4;
+    const y = (e) => 6 + (shown.length - 1 - Math.max(0, shown.indexOf(e || 'none'))) * rowH;
+    const h = 6 + shown.length * rowH + 4;
     let out = `<svg id="efforts" viewBox="0 0 ${W} ${h}" role="img" aria-label="Effort per user prompt: ${prompts.length} prompts">`;
-    EFFORTS.forEach((e) => {
+    shown.forEach((e) => {
       out += `<line class="axis" x1="${LEFT}" x2="${W}" y1="${y(e)}" y2="${y(e)}"></line><text x="0" y="${y(e) + 4}">${e}</text>`;
     });
     for (const [u, idx] of prompts) {
@@ -161,6 +164,17 @@
       out += `<circle class="eff-routed" cx="${cx}" cy="${y(u.effort)}" r="4"><title>${esc(label(u))}</title></circle></g>`;
     }
     return out + '</svg>';
+  }
+
+  function effortLegend(s) {
+    // the marks this session draws, and only those
+    const parts = ['<span>● the effort TurnLens routes (under each prompt above)</span>'];
+    const used = s.units.filter((u) => u.routed && u.effort_used);
+    if (used.length) {
+      parts.push('<span>◆ the effort the agent used (recorded in the file)</span>');
+      if (used.some((u) => u.effort_used !== (u.effort || 'none'))) parts.push('<span class="disagree">red: they disagree</span>');
+    }
+    return `<div class="legend">${parts.join('')}</div>`;
   }
 
   function totals(s) {
@@ -180,12 +194,16 @@
     out += `<div class="card"><b id="t-prompts">${num(st.prompts)}</b><span>prompts: ${esc(mix)}</span></div>`;
     if (st.aside) out += `<div class="card"><b id="t-aside">${num(st.aside)}</b><span>injected text and commands (not prompts)</span></div>`;
     if (st.effort_agreement !== null && st.effort_agreement !== undefined) out += `<div class="card"><b>${pct(st.effort_agreement)}</b><span>routed = used effort</span></div>`;
-    out += verdict + '</div>';
+    return out + verdict + '</div>';
+  }
+
+  function byClass(s) {
+    const st = s.stats;
     const maxTok = Math.max(1, ...CLASSES.map((c) => st.tokens_by_class[c] || 0));
-    out += '<h2>Tokens by class</h2><table id="by-class"><thead><tr><th>class</th><th class="num">units</th><th class="num">tokens</th><th></th></tr></thead><tbody>';
+    let out = '<h2>Tokens by class</h2><table id="by-class"><thead><tr><th>class</th><th class="num">units</th><th class="num">tokens</th><th></th></tr></thead><tbody>';
     for (const c of CLASSES) {
       const t = st.tokens_by_class[c] || 0;
-      out += `<tr data-class="${c}"><td>${c}</td><td class="num">${num(st.by_class[c] || 0)}</td><td class="num">${num(t)}</td><td><span class="bar bg-${c}" data-w="${((240 * t) / maxTok).toFixed(1)}"></span></td></tr>`;
+      out += `<tr data-class="${c}"><td>${c}</td><td class="num">${num(st.by_class[c] || 0)}</td><td class="num">${num(t)}</td><td><span class="bar bg-${c}" data-w="${((200 * t) / maxTok).toFixed(1)}"></span></td></tr>`;
     }
     return out + '</tbody></table>';
   }
@@ -233,16 +251,24 @@
       out += `<label>Session <select id="pick">${sessions.map((x, k) => `<option value="${k}"${k === current ? ' selected' : ''}>${esc(x.title || x.path)} (${x.units.length})</option>`).join('')}</select></label>`;
     }
     if (s.problems && s.problems.length) out += `<p class="problems">${s.problems.length} line(s) passed over, first at line ${s.problems[0].line}: ${esc(s.problems[0].message)}</p>`;
+    // what each mark means sits right above it, and the table of units starts within the
+    // first screen: the timeline and the efforts under it (aligned), then the class totals
+    // beside the plan, then the units
     out += totals(s);
     out += `<h2>Timeline</h2>${legend()}${timeline(s)}`;
-    out += `<h2>Plan</h2>${planBar(s)}`;
-    out += `<h2>Effort per prompt</h2><div class="legend"><span>● routed</span><span>◆ used by the agent</span><span class="disagree">red: they disagree</span></div>${effortStrip(s)}`;
+    out += `<h2>Effort per prompt</h2>${effortLegend(s)}${effortStrip(s)}`;
+    const full = W;
+    W = Math.max(320, Math.round(full / 2 - 16)); // the plan's bar drawn for its half of the page
+    out += `<div class="pair"><section>${byClass(s)}</section><section><h2>Plan</h2>${planBar(s)}</section></div>`;
+    W = full;
     out += table(s);
     app.innerHTML = out;
     // widths set through the CSSOM: the page's content security policy allows no style attributes
     document.querySelectorAll('.bar[data-w]').forEach((bar) => (bar.style.width = bar.dataset.w + 'px'));
     bind(s);
     document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
+    // where the table of units starts on the page (it should start within the first screen)
+    document.body.dataset.unitsTop = Math.round(document.getElementById('units').getBoundingClientRect().top);
     document.body.dataset.ready = '1';
   }
 
