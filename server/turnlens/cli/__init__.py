@@ -31,6 +31,8 @@ _COMMANDS = {
     "batch": "turnlens.cli.batch",
     "train": "turnlens.cli.train",
     "export-pins": "turnlens.cli.export_pins",
+    "hook": "turnlens.cli.hook",
+    "statusline": "turnlens.cli.statusline",
 }
 
 
@@ -106,7 +108,7 @@ def _plain_classify(args: list[str]) -> dict[str, object] | None:
 
 # commands that start no thread or process and hold no file open once they return, so the
 # console script may end the process without the interpreter's teardown
-_QUICK_EXIT = ("classify", "route")
+_QUICK_EXIT = ("classify", "route", "hook", "statusline")
 
 
 def entry() -> None:
@@ -144,7 +146,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _agent_call(args_list: list[str]) -> int | None:
+    """An agent's hook or status-line call in its plain spelling (what agents run on every
+    prompt), answered without argparse; None for anything else."""
+    if args_list[:1] == ["hook"]:
+        from turnlens.cli.hook import answer, fast_args
+
+        opts = fast_args(args_list)
+        return None if opts is None else answer(opts["event"], opts["agent"], opts["window"])
+    if args_list[:1] == ["statusline"]:
+        from turnlens.cli import statusline
+
+        sopts = statusline.fast_args(args_list)
+        return None if sopts is None else statusline.answer(sopts["window"], sopts["colour"])
+    return None
+
+
 def _dispatch(args_list: list[str]) -> int:
+    quick = _agent_call(args_list)
+    if quick is not None:
+        return quick
     plain = _plain_classify(args_list)
     if plain is not None:
         from types import SimpleNamespace

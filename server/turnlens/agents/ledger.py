@@ -1,0 +1,275 @@
+"""A session file read once, line by line, and remembered between hook calls.
+
+An agent calls the status line after every message and the compaction hooks on a
+session that may be tens of megabytes. Classifying the whole file on each call
+would take seconds, so each call reads only the lines added since the last one
+(through the format's own reader and `analyze_stream`) and keeps, in the user's
+state folder, what the views need: the plan's figures per class (for the whole
+session and since the last compaction), the frozen turns (position, class, a
+short quote and a digest — never their whole text: that stays in the session
+file, where `turn_text` finds it again), the compaction summaries and the last
+prompt. A file that shrank, was replaced or rewritten starts again from the top.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from turnlens.agents import state
+
+VERSION = 1
+MAX_TRANSCRIPT = 256 * 1024 * 1024  # a larger session file is not read (the hook is a no-op)
+MAX_FROZEN = 3000  # frozen turns remembered per session (the oldest are dropped beyond this)
+MAX_SUMMARIES = 50
+QUOTE_CHARS = 100
+HEAD_BYTES = 4096
+KEEP_ROLES = ("user", "assistant")  # frozen turns worth keeping verbatim: people's and the model's words
+KEEP_KINDS = ("prompt", "reply")
+
+# one frozen turn: [index, line, byte offset, role, kind, class, words, digest, quote]
+FrozenRow = list[Any]
+
+
+class Unreadable(Exception):
+    """The session file cannot be read safely (missing, not a regular file, too large)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FrozenTurn:
+    index: int  # the unit's number in the session, from 1
+    line: int  # 1-based line of the session file
+    offset: int  # byte offset of that line
+    role: str
+    kind: str
+    task_class: str
+    words: int
+    digest: str
+    quote: str
+
+    @classmethod
+    def from_row(cls, row: FrozenRow) -> FrozenTurn:
+        return cls(*row)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """The first words of a turn on one line, cut at a word with an ellipsis."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + "…"
+
+
+def _fresh(path: str, fmt: str, info: os.stat_result) -> dict[str, Any]:
+    return {
+        "version": VERSION,
+        "format": fmt,
+        "dev": info.st_dev,
+        "ino": info.st_ino,
+        "head_len": 0,
+        "head": "",
+        "offset": 0,
+        "line": 0,
+        "units": 0,
+        "session": {},
+        "context": {},
+        "frozen": [],
+        "summaries": [],
+        "last_prompt": None,
+        "route": None,
+    }
+
+
+def open_session(path: str) -> tuple[int, os.stat_result]:
+    """A read-only descriptor of a regular session file of bounded size (never a FIFO or a
+    device: those would block or never end)."""
+    from turnlens.userfiles import ReadProblem, regular_file
+
+    try:
+        info = regular_file(path)
+    except ReadProblem as exc:
+        raise Unreadable(str(exc)) from None
+    if info.st_size > MAX_TRANSCRIPT:
+        raise Unreadable(f"larger than {MAX_TRANSCRIPT:,} bytes ({info.st_size:,})")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TRANSCRIPT:
+        os.close(fd)
+        raise Unreadable("not a regular file of a readable size")
+    return fd, info
+
+
+def _same_file(data: dict[str, Any], fd: int, info: os.stat_result, fmt: str) -> bool:
+    if data.get("version") != VERSION or data.get("format") != fmt:
+        return False
+    if data.get("dev") != info.st_dev or data.get("ino") != info.st_ino:
+        return False
+    offset = data.get("offset")
+    if not isinstance(offset, int) or offset < 0 or offset > info.st_size:
+        return False
+    head_len = data.get("head_len")
+    if not isinstance(head_len, int) or head_len < 0:
+        return False
+    return hashlib.sha256(os.pread(fd, head_len, 0)).hexdigest() == data.get("head")
+
+
+class Ledger:
+    """One session's remembered figures; `update` reads what was added since the last call."""
+
+    def __init__(self, path: str, fmt: str) -> None:
+        self.path = path
+        self.format = fmt
+        self.key = state.session_key(path) + "-" + fmt
+        self.data: dict[str, Any] = {}
+        self.complete = False  # every complete line of the file has been read
+        self.size = 0
+
+    def update(self, deadline: float) -> None:
+        """Read the lines added since the last call until `deadline` (time.monotonic);
+        `complete` says whether the end was reached. Raises Unreadable."""
+        fd, info = open_session(self.path)
+        try:
+            loaded = state.load_session(self.key)
+            data = loaded if loaded is not None and _same_file(loaded, fd, info, self.format) else None
+            if data is None:
+                data = _fresh(self.path, self.format, info)
+            self.data = data
+            self.size = info.st_size
+            if data["offset"] < info.st_size:
+                self._read(fd, deadline)
+                if data["head_len"] < HEAD_BYTES:
+                    head = os.pread(fd, min(HEAD_BYTES, data["offset"]), 0)
+                    data["head_len"], data["head"] = len(head), hashlib.sha256(head).hexdigest()
+                state.save_session(self.key, data)
+            # an unfinished last line (no line break yet) is read once it is finished
+            self.complete = info.st_size - data["offset"] < 2 or self._only_tail_left(fd, info)
+        finally:
+            os.close(fd)
+
+    def _only_tail_left(self, fd: int, info: os.stat_result) -> bool:
+        rest = os.pread(fd, min(info.st_size - self.data["offset"], 1 << 20), self.data["offset"])
+        return b"\n" not in rest
+
+    def _lines(self, fd: int, deadline: float) -> Iterator[tuple[int, int, str, bool]]:
+        """Complete lines from the remembered offset, until the deadline; the offset moves on
+        as each line is handed over (a line's units are all read before the next is asked)."""
+        data = self.data
+        offset, number = data["offset"], data["line"]
+        with os.fdopen(os.dup(fd), "rb") as f:
+            f.seek(offset)
+            for raw in f:
+                if not raw.endswith(b"\n") or time.monotonic() > deadline:
+                    break
+                start = offset
+                offset += len(raw)
+                number += 1
+                data["offset"], data["line"] = offset, number
+                text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                if text.strip():
+                    self._offsets[number] = start
+                    yield number, start, text, False
+
+    def _read(self, fd: int, deadline: float) -> None:
+        from turnlens.core.plan import applied_ratio
+        from turnlens.pipeline.analyze import analyze_stream
+        from turnlens.pipeline.formats import resolve
+        from turnlens.pipeline.profile import Profile
+
+        fmt = resolve(self.format, self.path, "")
+        profile = Profile(
+            format=self.format, route_roles=()
+        )  # routes are worked out for the last prompt only
+        data = self.data
+        self._offsets: dict[int, int] = {}
+        session: dict[str, list[int]] = data["session"]
+        context: dict[str, list[int]] = data["context"]
+        frozen: list[FrozenRow] = data["frozen"]
+        for result in analyze_stream(self._lines(fd, deadline), fmt, profile, []):
+            unit, c = result.unit, result.classification
+            data["units"] += 1
+            index = data["units"]
+            offset = self._offsets.get(unit.line, 0)
+            if len(self._offsets) > 4096:
+                self._offsets = {unit.line: offset}
+            if unit.kind == "summary":
+                context.clear()
+                data["summaries"] = [*data["summaries"][-(MAX_SUMMARIES - 1) :], [index, unit.line, offset]]
+            row = [1, c.words, max(1, c.words // applied_ratio(c))]
+            for table in (session, context):
+                have = table.setdefault(c.task_class, [0, 0, 0])
+                for i in range(3):
+                    have[i] += row[i]
+            if c.frozen == "true" and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS:
+                frozen.append(
+                    [
+                        index,
+                        unit.line,
+                        offset,
+                        unit.role,
+                        unit.kind,
+                        c.task_class,
+                        c.words,
+                        digest(unit.text),
+                        quote(unit.text),
+                    ]
+                )
+                if len(frozen) > MAX_FROZEN:
+                    del frozen[: len(frozen) - MAX_FROZEN]
+            if unit.role == "user" and unit.kind == "prompt":
+                data["last_prompt"] = [index, unit.line, offset, digest(unit.text)]
+
+    # -- what the views read --------------------------------------------------------------
+
+    def frozen_turns(self) -> list[FrozenTurn]:
+        return [FrozenTurn.from_row(row) for row in self.data.get("frozen", [])]
+
+    def last_summary(self) -> tuple[int, int, int] | None:
+        """(unit index, line, byte offset) of the latest compaction summary, if any."""
+        rows = self.data.get("summaries") or []
+        return tuple(rows[-1]) if rows else None  # type: ignore[return-value]
+
+    def totals(self, scope: str) -> dict[str, list[int]]:
+        """Per class: [units, words, planned words] — `session` (all) or `context` (since the
+        last compaction summary)."""
+        return dict(self.data.get(scope, {}))
+
+    def save(self) -> None:
+        state.save_session(self.key, self.data)
+
+
+def turn_text(path: str, fmt: str, line: int, offset: int, want: str, kinds: tuple[str, ...]) -> str | None:
+    """The whole text of one unit, read again from its line in the session file: the unit of
+    kind in `kinds` whose digest is `want` (any such unit when `want` is empty)."""
+    from turnlens.pipeline.formats import resolve
+    from turnlens.pipeline.formats.base import FormatOptions
+
+    fd, info = open_session(path)
+    try:
+        if offset >= info.st_size:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            f.seek(offset)
+            raw = f.readline(64 * 1024 * 1024)
+    finally:
+        os.close(fd)
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    reader: Any = resolve(fmt, path, "")
+    found = None
+    for unit in reader.stream(iter([(line, offset, text, True)]), FormatOptions(), []):
+        if unit.kind in kinds and (not want or digest(unit.text) == want):
+            found = unit.text
+    return found

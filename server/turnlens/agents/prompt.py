@@ -1,0 +1,54 @@
+"""Submit: one line of context for a prompt the router is sure deserves a high effort.
+
+The route comes from the embedded router (directives, keywords, the labeler),
+offline. Only a confident high-effort route adds a line: an explicit choice
+(`/route`, `/effort`), a thinking keyword, or the labeler at MIN_CONFIDENCE or
+more. A prompt is never blocked or rewritten.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from turnlens.router.resolve import Route
+
+MIN_CONFIDENCE = 0.8
+CONFIDENT_SOURCES = ("directive", "explicit", "keyword")
+
+
+def route_of(prompt: str) -> Route:
+    from turnlens.router.resolve import resolve_offline
+
+    return resolve_offline(prompt, explain=False)
+
+
+def why(route: Route) -> str:
+    """The short reason a view shows: `keyword "ultrathink"`, `design 91%`, `/effort`."""
+    if route.source == "keyword":
+        said = next((s.text for s in route.signals if s.text), None)
+        return f'keyword "{said}"' if said else "keyword"
+    if route.source in ("classifier", "fallback") and route.label:
+        sure = f" {route.confidence:.0%}" if route.confidence is not None else ""
+        return f"{route.label}{sure}"
+    return {"directive": "/route", "explicit": "/effort"}.get(route.source, route.source)
+
+
+def confident_high(route: Route) -> bool:
+    if route.effort != "high":
+        return False
+    if route.source in CONFIDENT_SOURCES:
+        return True
+    return route.source == "classifier" and (route.confidence or 0.0) >= MIN_CONFIDENCE
+
+
+def context_line(prompt: str) -> str | None:
+    """The line to add for this prompt, or None (most prompts)."""
+    route = route_of(prompt)
+    if not confident_high(route):
+        return None
+    phase = f"{route.phase} phase, " if route.phase else ""
+    return (
+        f"TurnLens routes this prompt to high reasoning effort ({phase}{why(route)}): "
+        "think it through and weigh the options before acting."
+    )
