@@ -182,6 +182,63 @@ def compacted(w: Writer) -> Writer:
     return w
 
 
+def codex_rollout() -> list[str]:
+    """The same decisions in a Codex rollout (`~/.codex/sessions/…/rollout-*.jsonl`), compacted:
+    a `compacted` record holds the summary, which drops the same two decisions."""
+    out: list[str] = []
+    second = 0
+
+    def rec(kind: str, payload: dict[str, object]) -> None:
+        nonlocal second
+        second += 7
+        stamp = f"2026-03-18T10:{second // 60:02d}:{second % 60:02d}.000Z"
+        out.append(json.dumps({"timestamp": stamp, "type": kind, "payload": payload}, ensure_ascii=False))
+
+    def prompt(text: str) -> None:
+        rec(
+            "turn_context",
+            {"cwd": CWD, "approval_policy": "on-request", "model": "gpt-5-codex", "effort": "medium"},
+        )
+        rec(
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+        )
+        rec("event_msg", {"type": "user_message", "message": text, "images": [], "kind": "plain"})
+
+    def reply(text: str) -> None:
+        rec(
+            "response_item",
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]},
+        )
+        rec("event_msg", {"type": "agent_message", "message": text})
+
+    rec(
+        "session_meta",
+        {
+            "id": "0c4e2b9a-1f3d-4a6b-8c7e-9d0f1a2b3c4d",
+            "timestamp": "2026-03-18T10:00:00.000Z",
+            "cwd": CWD,
+            "originator": "codex_cli_rs",
+            "cli_version": "0.130.0",
+            "source": "cli",
+            "model_provider": "openai",
+        },
+    )
+    prompt("We need a rate limiter for the public API. What are the usual designs?")
+    reply("A fixed window counter, a sliding window log, or a token bucket.")
+    for text in (DECISION_TOKEN_BUCKET, SPEC_LIMITS, DECISION_REDIS, DECISION_ADMIN):
+        prompt(text)
+        reply("Noted.")
+    for prompt_text in FILLER_PROMPTS:
+        prompt(prompt_text)
+        reply("Done; the tests pass.")
+    prompt(DECISION_HEADERS)
+    reply("I will add the header in the response hook.")
+    rec("compacted", {"message": SUMMARY})
+    prompt("Continue with the response hook.")
+    return out
+
+
 def main() -> None:
     HERE.mkdir(parents=True, exist_ok=True)
     w = session()
@@ -189,6 +246,10 @@ def main() -> None:
     compacted(w)
     (HERE / "compacted.jsonl").write_text("\n".join(w.lines) + "\n", encoding="utf-8")
     (HERE / "summary.txt").write_text(SUMMARY, encoding="utf-8")
+    codex = HERE.parent / "codex"
+    codex.mkdir(exist_ok=True)
+    name = "rollout-2026-03-18T10-00-00-0c4e2b9a-1f3d-4a6b-8c7e-9d0f1a2b3c4d.jsonl"
+    (codex / name).write_text("\n".join(codex_rollout()) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ EVENTS = ("PreCompact", "PostCompact", "SessionStart", "UserPromptSubmit")
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}  # agent → the reader of its session files
 DEADLINES = {"UserPromptSubmit": 5.0, "statusline": 5.0}
 DEFAULT_DEADLINE = 25.0  # compaction hooks; agents wait far longer, users should not
-STATUS_READ_SECONDS = 0.5  # the status line reads a new session file a slice at a time
+STATUS_READ_SECONDS = 1.0  # the status line reads a new session file a slice at a time
 PENDING_SECONDS = 15 * 60  # what PostCompact found stays usable by SessionStart this long
 
 
@@ -222,7 +222,12 @@ def statusline_answer(
         from turnlens.agents.statusline import colour_wanted, line, window_of
 
         agent = "claude-code"
-        ledger = _ledger(payload, agent, min(ends, time.monotonic() + STATUS_READ_SECONDS))
+        raw = os.environ.get("TURNLENS_STATUS_READ_SECONDS", "")
+        try:
+            slice_ = float(raw) if raw else STATUS_READ_SECONDS
+        except ValueError:
+            slice_ = STATUS_READ_SECONDS
+        ledger = _ledger(payload, agent, min(ends, time.monotonic() + slice_))
         return line(ledger, window or window_of(payload), colour_wanted() if colour is None else colour)
 
     return status

@@ -17,7 +17,7 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,13 @@ QUOTE_CHARS = 100
 HEAD_BYTES = 4096
 KEEP_ROLES = ("user", "assistant")  # frozen turns worth keeping verbatim: people's and the model's words
 KEEP_KINDS = ("prompt", "reply")
+
+# Which `summary` units are compactions: both readers also give a session's title that kind (a
+# Claude Code `summary` line); the agents' own markers tell them apart.
+_COMPACTION: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "claude-code": lambda obj: obj.get("isCompactSummary") is True,
+    "codex": lambda obj: obj.get("type") == "compacted",
+}
 
 # one frozen turn: [index, line, byte offset, role, kind, class, words, digest, quote]
 FrozenRow = list[Any]
@@ -181,6 +188,7 @@ class Ledger:
                 text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 if text.strip():
                     self._offsets[number] = start
+                    self._last_text = (number, text)
                     yield number, start, text, False
 
     def _read(self, fd: int, deadline: float) -> None:
@@ -195,6 +203,7 @@ class Ledger:
         )  # routes are worked out for the last prompt only
         data = self.data
         self._offsets: dict[int, int] = {}
+        self._last_text: tuple[int, str] = (0, "")
         session: dict[str, list[int]] = data["session"]
         context: dict[str, list[int]] = data["context"]
         frozen: list[FrozenRow] = data["frozen"]
@@ -205,7 +214,7 @@ class Ledger:
             offset = self._offsets.get(unit.line, 0)
             if len(self._offsets) > 4096:
                 self._offsets = {unit.line: offset}
-            if unit.kind == "summary":
+            if unit.kind == "summary" and self._compaction(unit.line):
                 context.clear()
                 data["summaries"] = [*data["summaries"][-(MAX_SUMMARIES - 1) :], [index, unit.line, offset]]
             row = [1, c.words, max(1, c.words // applied_ratio(c))]
@@ -231,6 +240,20 @@ class Ledger:
                     del frozen[: len(frozen) - MAX_FROZEN]
             if unit.role == "user" and unit.kind == "prompt":
                 data["last_prompt"] = [index, unit.line, offset, digest(unit.text)]
+
+    def _compaction(self, line: int) -> bool:
+        """Whether the summary unit on `line` (the line just read) marks a compaction."""
+        import json
+
+        number, text = self._last_text
+        if number != line:
+            return False
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            return False
+        test = _COMPACTION.get(self.format)
+        return isinstance(obj, dict) and test is not None and test(obj)
 
     # -- what the views read --------------------------------------------------------------
 
