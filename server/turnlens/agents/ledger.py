@@ -144,6 +144,8 @@ class Ledger:
         self.data: dict[str, Any] = {}
         self.complete = False  # every complete line of the file has been read
         self.size = 0
+        self._offsets: dict[int, int] = {}  # byte offsets of the lines being read
+        self._last_text: tuple[int, str] = (0, "")  # the line handed to the reader last
 
     def update(self, deadline: float) -> None:
         """Read the lines added since the last call until `deadline` (time.monotonic);
@@ -198,12 +200,11 @@ class Ledger:
         from turnlens.pipeline.profile import Profile
 
         fmt = resolve(self.format, self.path, "")
-        profile = Profile(
-            format=self.format, route_roles=()
-        )  # routes are worked out for the last prompt only
+        # routes are worked out for the last prompt only, when a view asks
+        profile = Profile(format=self.format, route_roles=())
         data = self.data
-        self._offsets: dict[int, int] = {}
-        self._last_text: tuple[int, str] = (0, "")
+        self._offsets = {}
+        self._last_text = (0, "")
         session: dict[str, list[int]] = data["session"]
         context: dict[str, list[int]] = data["context"]
         frozen: list[FrozenRow] = data["frozen"]
