@@ -133,7 +133,10 @@ def answer_for(event: str, agent: str, window: int | None = None) -> Callable[[P
         if agent != "claude-code":
             return None  # Codex's PreCompact takes no instructions; the read warms the ledger
         # Claude Code adds a successful PreCompact hook's plain output to the compaction's instructions
-        return instructions(ledger, _window(window))
+        text = instructions(ledger, _window(window))
+        if text is None:
+            raise NoOp("no turn read from the session file")
+        return text
 
     def post_compact(payload: Payload, ends: float) -> str | None:
         check(payload)
