@@ -22,7 +22,7 @@ from turnlens.agents.payload import BadPayload, Payload, parse, read_stdin
 EVENTS = ("PreCompact", "PostCompact", "SessionStart", "UserPromptSubmit")
 AGENTS = {"claude-code": "claude-code", "codex": "codex"}  # agent → the reader of its session files
 DEADLINES = {"UserPromptSubmit": 5.0, "statusline": 5.0}
-DEFAULT_DEADLINE = 25.0  # compaction hooks; agents wait far longer, users should not
+DEFAULT_DEADLINE = 50.0  # compaction hooks (installed with a 60 s time-out); a cold 20 MB read fits
 STATUS_READ_SECONDS = 1.0  # the status line reads a new session file a slice at a time
 PENDING_SECONDS = 15 * 60  # what PostCompact found stays usable by SessionStart this long
 

@@ -41,13 +41,13 @@ class Entry:
 ENTRIES: dict[str, tuple[Entry, ...]] = {
     "claude-code": (
         Entry("UserPromptSubmit", None, 10),
-        Entry("PreCompact", "", 30),
-        Entry("PostCompact", "", 30),
-        Entry("SessionStart", "compact", 30),
+        Entry("PreCompact", "", 60),
+        Entry("PostCompact", "", 60),
+        Entry("SessionStart", "compact", 60),
     ),
     "codex": (
         Entry("UserPromptSubmit", None, 10),
-        Entry("SessionStart", "compact", 30),
+        Entry("SessionStart", "compact", 60),
     ),
 }
 STATUS_LINE = {"claude-code": True, "codex": False}
