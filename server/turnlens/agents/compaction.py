@@ -205,7 +205,7 @@ def instructions(ledger: Ledger, window: int, limit: int = INSTRUCTIONS_LIMIT) -
     listed: list[str] = []
     for n, t in enumerate(turns, 1):
         entry = f'{n}. {t.task_class} · turn {t.index} · line {t.line} · {t.role}: "{t.quote}"'
-        if used + len(entry) + 1 + 80 > limit:
+        if used + len(entry) + 1 + 130 > limit:  # room for the "… and N more" line
             rest = turns[n - 1 :]
             kinds = ", ".join(
                 f"{sum(1 for r in rest if r.task_class == k)} {k}(s)" for k in ("decision", "spec")
