@@ -229,3 +229,20 @@ def test_codex_precompact_warms_the_ledger_and_says_nothing(turnlens: Runner) ->
     run = turnlens("hook", "PreCompact", "--agent", "codex", stdin=raw)
     assert (run.code, run.out) == (0, "")
     assert list((run.state / "turnlens" / "sessions").glob("*-codex.json"))
+
+
+def test_the_status_line_shows_the_route_the_submit_hook_worked_out(turnlens: Runner, tmp_path) -> None:
+    prompt = "Continue with the response hook."
+    submit = turnlens(
+        "hook", "UserPromptSubmit", stdin=payload_for("UserPromptSubmit", COMPACTED, prompt=prompt)
+    )
+    assert (submit.code, submit.out) == (0, "")
+    (routes,) = (submit.state / "turnlens" / "sessions").glob("*.routes")
+    remembered = json.loads(routes.read_text(encoding="utf-8"))
+    assert len(remembered) == 1 and remembered[0][1].startswith(
+        ("implement·", "apply·", "plan·", "reflect·", "no route")
+    )
+    remembered[0][1] = "plan·high (remembered)"
+    routes.write_text(json.dumps(remembered), encoding="utf-8")
+    run = turnlens("statusline", stdin=payload_for("statusline", COMPACTED), env={"NO_COLOR": "1"})
+    assert run.out.startswith("TurnLens plan·high (remembered) │")

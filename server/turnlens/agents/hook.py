@@ -115,12 +115,18 @@ def answer_for(event: str, agent: str, window: int | None = None) -> Callable[[P
             raise NoOp(f"payload is for {payload.event!r}, this hook answers {event}")
 
     def prompt_submit(payload: Payload, ends: float) -> str | None:
-        from turnlens.agents.prompt import context_line
+        from turnlens.agents.ledger import digest
+        from turnlens.agents.prompt import context_line, route_of, shown
 
         check(payload)
         if payload.prompt is None:
             raise NoOp("the payload has no prompt")
-        line = context_line(payload.prompt)
+        route = route_of(payload.prompt)
+        if payload.transcript_path:  # for the status line, which then need not route it again
+            state.remember_route(
+                state.session_key(payload.transcript_path), digest(payload.prompt), shown(route), route.effort
+            )
+        line = context_line(payload.prompt, route)
         return _context(event, line) if line else None
 
     def pre_compact(payload: Payload, ends: float) -> str | None:

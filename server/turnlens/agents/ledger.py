@@ -140,7 +140,8 @@ class Ledger:
     def __init__(self, path: str, fmt: str) -> None:
         self.path = path
         self.format = fmt
-        self.key = state.session_key(path) + "-" + fmt
+        self.session = state.session_key(path)
+        self.key = self.session + "-" + fmt
         self.data: dict[str, Any] = {}
         self.complete = False  # every complete line of the file has been read
         self.size = 0

@@ -34,6 +34,13 @@ def why(route: Route) -> str:
     return {"directive": "/route", "explicit": "/effort"}.get(route.source, route.source)
 
 
+def shown(route: Route) -> str:
+    """The route as the status line shows it: `plan·high keyword "ultrathink"`, `no route (short)`."""
+    if route.effort is None:
+        return f"no route ({why(route)})"
+    return f"{route.phase}·{route.effort} {why(route)}" if route.phase else f"{route.effort} {why(route)}"
+
+
 def confident_high(route: Route) -> bool:
     if route.effort != "high":
         return False
@@ -42,9 +49,9 @@ def confident_high(route: Route) -> bool:
     return route.source == "classifier" and (route.confidence or 0.0) >= MIN_CONFIDENCE
 
 
-def context_line(prompt: str) -> str | None:
+def context_line(prompt: str, route: Route | None = None) -> str | None:
     """The line to add for this prompt, or None (most prompts)."""
-    route = route_of(prompt)
+    route = route or route_of(prompt)
     if not confident_high(route):
         return None
     phase = f"{route.phase} phase, " if route.phase else ""

@@ -101,7 +101,8 @@ def load_session(key: str) -> dict[str, Any] | None:
 
 
 def save_session(key: str, data: dict[str, Any]) -> None:
-    """Write a session's state atomically; keep at most MAX_SESSION_FILES of them."""
+    """Write a session's state atomically; keep the files of at most MAX_SESSION_FILES sessions
+    (a ledger and a list of routes each)."""
     folder = os.path.join(state_dir(), SESSIONS)
     if not _ensure(folder):
         return
@@ -123,11 +124,55 @@ def save_session(key: str, data: dict[str, Any]) -> None:
 
 def _prune(folder: str) -> None:
     try:
-        names = [n for n in os.listdir(folder) if n.endswith(".json")]
-        if len(names) <= MAX_SESSION_FILES:
+        names = [n for n in os.listdir(folder) if n.endswith((".json", ".routes"))]
+        if len(names) <= 2 * MAX_SESSION_FILES:
             return
         aged = sorted(names, key=lambda n: os.path.getmtime(os.path.join(folder, n)))
-        for name in aged[: len(names) - MAX_SESSION_FILES]:
+        for name in aged[: len(names) - 2 * MAX_SESSION_FILES]:
             os.unlink(os.path.join(folder, name))
     except OSError:
         pass
+
+
+MAX_ROUTES = 8
+
+
+def remember_route(key: str, digest: str, shown: str, effort: str | None) -> None:
+    """The route of a prompt just submitted, for the status line (which then need not route it)."""
+    from turnlens.userfiles import ReadProblem, read_limited
+
+    path = os.path.join(state_dir(), SESSIONS, key + ".routes")
+    try:
+        routes = json.loads(read_limited(path, 64 * 1024))
+        if not isinstance(routes, list):
+            routes = []
+    except (ReadProblem, ValueError, RecursionError):
+        routes = []
+    routes = [r for r in routes if isinstance(r, list) and len(r) == 3 and r[0] != digest][
+        -(MAX_ROUTES - 1) :
+    ]
+    routes.append([digest, shown, effort])
+    if not _ensure(os.path.dirname(path)):
+        return
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(routes, f, ensure_ascii=False)
+            os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def remembered_route(key: str, digest: str) -> tuple[str, str | None] | None:
+    from turnlens.userfiles import ReadProblem, read_limited
+
+    path = os.path.join(state_dir(), SESSIONS, key + ".routes")
+    try:
+        routes = json.loads(read_limited(path, 64 * 1024))
+    except (ReadProblem, ValueError, RecursionError):
+        return None
+    for r in routes if isinstance(routes, list) else ():
+        if isinstance(r, list) and len(r) == 3 and r[0] == digest and isinstance(r[1], str):
+            return r[1], r[2] if isinstance(r[2], str) else None
+    return None

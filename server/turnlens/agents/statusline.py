@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from turnlens.agents.prompt import why
-from turnlens.core.plan import tokens
+from turnlens.agents.prompt import shown
 
 if TYPE_CHECKING:
     from turnlens.agents.ledger import Ledger
@@ -61,19 +60,19 @@ def last_route(ledger: Ledger) -> tuple[str, str | None] | None:
     cached = ledger.data.get("route")
     if isinstance(cached, list) and len(cached) == 3 and cached[0] == last[3]:
         return cached[1], cached[2]
-    text = turn_text(ledger.path, ledger.format, last[1], last[2], last[3], ("prompt",))
-    if text is None:
-        return None
-    route = route_of(text)
-    if route.effort is None:
-        shown = f"no route ({why(route)})"
-    else:
-        shown = (
-            f"{route.phase}·{route.effort} {why(route)}" if route.phase else f"{route.effort} {why(route)}"
-        )
-    ledger.data["route"] = [last[3], shown, route.effort]
+    from turnlens.agents import state
+
+    # the submit hook routed this prompt already (when it is installed)
+    found = state.remembered_route(ledger.session, last[3])
+    if found is None:
+        text = turn_text(ledger.path, ledger.format, last[1], last[2], last[3], ("prompt",))
+        if text is None:
+            return None
+        route = route_of(text)
+        found = shown(route), route.effort
+    ledger.data["route"] = [last[3], *found]
     ledger.save()
-    return shown, route.effort
+    return found
 
 
 def line(ledger: Ledger, window: int, colour: bool) -> str:
@@ -96,7 +95,7 @@ def line(ledger: Ledger, window: int, colour: bool) -> str:
     if words:
         parts.append(f"frozen {100 * frozen // words}%")
     context = ledger.totals("context")
-    planned = tokens(sum(row[2] for row in context.values()))
+    planned = sum(row[2] for row in context.values()) * 13 // 10  # core.plan.tokens, without its imports
     fits = planned <= window
     verdict = paint("FITS" if fits else "OVERFLOW", "ok" if fits else "bad")
     parts.append(f"plan {_short(planned)}/{_short(window)} {verdict}")
