@@ -246,3 +246,16 @@ def test_the_status_line_shows_the_route_the_submit_hook_worked_out(turnlens: Ru
     routes.write_text(json.dumps(remembered), encoding="utf-8")
     run = turnlens("statusline", stdin=payload_for("statusline", COMPACTED), env={"NO_COLOR": "1"})
     assert run.out.startswith("TurnLens plan·high (remembered) │")
+
+
+def test_a_second_compaction_the_file_does_not_hold_yet_is_judged_by_postcompacts_summary(
+    turnlens: Runner,
+) -> None:
+    # the file holds the first compaction; PostCompact reports a second one that drops more
+    second = SUMMARY.replace(DECISION_TOKEN_BUCKET, "") + "\nNext: continue with the response hook."
+    post = turnlens("hook", "PostCompact", stdin=payload_for("PostCompact", COMPACTED, summary=second))
+    assert post.out == ""
+    start = turnlens("hook", "SessionStart", stdin=payload_for("SessionStart", COMPACTED))
+    text = context_of(start.out, "SessionStart")
+    blocks = re.split(r"\n\[(?:decision|spec) · turn \d+ · line \d+ · (?:user|assistant)\]\n", text)[1:]
+    assert {b.strip() for b in blocks} == {*DROPPED, DECISION_TOKEN_BUCKET}

@@ -143,6 +143,18 @@ def main() -> None:
         cpus.append(c)
     report("statusline, a new 2 KB prompt each call", walls, cpus, 0.060)
     print(f"  e.g. {out.decode().strip()}")
+    walls, cpus = [], []
+    for i in range(args.n):  # as in a session: the submit hook routes the prompt, then the line is written
+        w0.lines.clear()
+        prompt = prompts[(i + 3) % len(prompts)] + f" ({i})"
+        run(["hook", "UserPromptSubmit"], payload("UserPromptSubmit", live, prompt=prompt), env)
+        w0.user(prompt)
+        with live.open("a", encoding="utf-8") as f:
+            f.write(w0.lines[-1] + "\n")
+        w, c, out = run(["statusline"], status, env)
+        walls.append(w)
+        cpus.append(c)
+    report("statusline, after the submit hook", walls, cpus, 0.060)
 
     big = tmp / "big.jsonl"
     lines = big_session(big, args.mb)

@@ -151,9 +151,11 @@ def answer_for(event: str, agent: str, window: int | None = None) -> Callable[[P
             return None  # nothing to compare yet: SessionStart (source compact) reads the summary itself
         result = _compare(ledger, payload.compact_summary)
         from turnlens.agents.compaction import log_entry
+        from turnlens.agents.ledger import digest
 
         ledger.data["pending"] = {
             "time": time.time(),
+            "summary": digest(payload.compact_summary),
             "lost": [[*_row(x.turn)] for x in result.lost],
         }
         ledger.save()
@@ -171,17 +173,19 @@ def answer_for(event: str, agent: str, window: int | None = None) -> Callable[[P
         ledger = _ledger(payload, agent, ends)
         if not ledger.complete:
             raise NoOp("session file not read to the end before the deadline")
-        summary = _summary_text(ledger)
-        if summary is not None:
-            result = _compare(ledger, summary)
-        else:
-            pending = ledger.data.get("pending")
-            if not isinstance(pending, dict) or time.time() - float(pending.get("time", 0)) > PENDING_SECONDS:
-                raise NoOp("no compaction summary in the session file yet, and none from PostCompact")
-            from turnlens.agents.ledger import FrozenTurn
+        from turnlens.agents.ledger import FrozenTurn, digest
 
+        summary = _summary_text(ledger)
+        pending = ledger.data.get("pending")
+        fresh = isinstance(pending, dict) and time.time() - float(pending.get("time", 0)) <= PENDING_SECONDS
+        if fresh and (summary is None or digest(summary) != pending.get("summary")):
+            # PostCompact saw a summary the session file does not hold yet: use what it found
             rows = [FrozenTurn.from_row(r) for r in pending.get("lost", [])]
             result = lost_turns(ledger, rows, "")
+        elif summary is not None:
+            result = _compare(ledger, summary)
+        else:
+            raise NoOp("no compaction summary in the session file yet, and none from PostCompact")
         ledger.data.pop("pending", None)
         ledger.save()
         state.record_restore(log_entry(result, f"{event}:compact", (payload.session_id or "")[:100]))
