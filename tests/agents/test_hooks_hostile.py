@@ -182,3 +182,25 @@ def test_the_hook_log_stays_small(turnlens: Runner, tmp_path: Path) -> None:
     assert run.code == 0
     assert (folder / "hooks.log").stat().st_size < 1000
     assert (folder / "hooks.log.1").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("hook", "PreCompactt"),
+        ("hook", "PreCompact", "--frob", "1"),
+        ("hook", "UserPromptSubmit", "--agent", "vim"),
+    ],
+)
+def test_an_unknown_event_or_option_is_a_no_op_not_a_usage_error(
+    turnlens: Runner, args: tuple[str, ...]
+) -> None:
+    # exit 2 would block the agent's prompt or compaction
+    run = turnlens(*args, stdin=payload("claude-code", "PreCompact", transcript=str(SESSION)))
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert "no-op: unknown" in run.log
+
+
+def test_install_with_a_bad_flag_is_a_usage_error(turnlens: Runner) -> None:
+    run = turnlens("hook", "install", "--agent", "vim")
+    assert run.code == 2 and "invalid choice" in run.err

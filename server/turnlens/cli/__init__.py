@@ -150,10 +150,14 @@ def _agent_call(args_list: list[str]) -> int | None:
     """An agent's hook or status-line call in its plain spelling (what agents run on every
     prompt), answered without argparse; None for anything else."""
     if args_list[:1] == ["hook"]:
-        from turnlens.cli.hook import answer, fast_args
+        from turnlens.cli.hook import answer, fast_args, refuse
 
         opts = fast_args(args_list)
-        return None if opts is None else answer(opts["event"], opts["agent"], opts["window"])
+        if opts is None:
+            return None
+        if opts["problem"]:
+            return refuse(opts["event"], opts["problem"])
+        return answer(opts["event"], opts["agent"], opts["window"])
     if args_list[:1] == ["statusline"]:
         from turnlens.cli import statusline
 

@@ -130,20 +130,31 @@ def change_settings(args: argparse.Namespace) -> int:
 
 
 def fast_args(args: list[str]) -> dict[str, Any] | None:
-    """`hook EVENT [--agent A] [--window N]` spelled plainly, else None (argparse decides)."""
-    if len(args) < 2 or args[0] != "hook" or args[1] not in EVENTS:
+    """`hook EVENT [--agent A] [--window N]` spelled plainly, else None (argparse decides).
+
+    An agent runs this form: exit 2 would block its prompt or its compaction, so an unknown
+    event or option here is a logged no-op (`event` None), never a usage error."""
+    if len(args) < 2 or args[0] != "hook" or args[1] in ("install", "uninstall") or args[1].startswith("-"):
         return None
-    opts: dict[str, Any] = {"event": args[1], "agent": "claude-code", "window": None}
+    opts: dict[str, Any] = {"event": args[1], "agent": "claude-code", "window": None, "problem": None}
+    if args[1] not in EVENTS:
+        opts["problem"] = f"unknown event {args[1][:40]!r} (known: {', '.join(EVENTS)})"
     rest = args[2:]
-    while rest:
-        if len(rest) < 2:
-            return None
-        flag, value = rest[0], rest[1]
+    while rest and opts["problem"] is None:
+        flag, value = rest[0], rest[1] if len(rest) > 1 else ""
         if flag == "--agent" and value in AGENTS:
             opts["agent"] = value
-        elif flag == "--window" and value.isdigit():
+        elif flag == "--window" and value.isdigit() and int(value) > 0:
             opts["window"] = int(value)
         else:
-            return None
+            opts["problem"] = f"unknown option {flag[:40]!r}"
         rest = rest[2:]
     return opts
+
+
+def refuse(event: str, problem: str) -> int:
+    """A hook call TurnLens cannot answer: one line in the hook log, exit 0."""
+    from turnlens.agents.state import log
+
+    log(event[:40], f"no-op: {problem}")
+    return EXIT_OK
