@@ -259,3 +259,45 @@ def test_a_second_compaction_the_file_does_not_hold_yet_is_judged_by_postcompact
     text = context_of(start.out, "SessionStart")
     blocks = re.split(r"\n\[(?:decision|spec) · turn \d+ · line \d+ · (?:user|assistant)\]\n", text)[1:]
     assert {b.strip() for b in blocks} == {*DROPPED, DECISION_TOKEN_BUCKET}
+
+
+def test_the_submit_hook_reads_a_long_unseen_session_in_the_background(turnlens: Runner, tmp_path) -> None:
+    import time
+
+    from turnlens.agents.warm import WARM_MIN_BYTES
+
+    lines = SESSION.read_text(encoding="utf-8").splitlines()
+    body = lines[1:]
+    out, n = [lines[0]], 0
+    while sum(len(x) + 1 for x in out) < WARM_MIN_BYTES + 200_000:
+        n += 1
+        out += [line.replace('"uuid": "', f'"uuid": "r{n}-') for line in body]
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    run = turnlens("hook", "UserPromptSubmit", stdin=payload_for("UserPromptSubmit", path, prompt="thanks!"))
+    assert (run.code, run.out) == (0, "")
+    sessions = run.state / "turnlens" / "sessions"
+    size = path.stat().st_size
+    for _ in range(1200):  # a hang guard only: the reader runs at nice 10 on a busy machine
+        ledgers = list(sessions.glob("*-claude-code.json"))
+        if ledgers and json.loads(ledgers[0].read_text(encoding="utf-8"))["offset"] == size:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError("the background reader did not finish")
+    for _ in range(60):
+        if not list(sessions.glob("*.warm")):
+            break
+        time.sleep(0.5)
+    assert not list(sessions.glob("*.warm"))  # the lock is gone
+    pre = turnlens(
+        "hook", "PreCompact", stdin=payload_for("PreCompact", path), env={"TURNLENS_HOOK_DEADLINE": "30"}
+    )
+    assert pre.out.count("decision · turn") >= 5
+
+
+def test_no_background_reader_for_a_short_session(turnlens: Runner) -> None:
+    run = turnlens(
+        "hook", "UserPromptSubmit", stdin=payload_for("UserPromptSubmit", SESSION, prompt="thanks!")
+    )
+    assert not list((run.state / "turnlens" / "sessions").glob("*-claude-code.json"))

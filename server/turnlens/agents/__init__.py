@@ -12,5 +12,6 @@ end: every answer comes from the embedded rules and models, offline.
     prompt.py      one line of context for a confident, high-effort prompt
     statusline.py  the status line: last route, frozen share, plan against the window
     hook.py        one entry point per event, with a deadline; any failure is a no-op
+    warm.py        a long session read ahead in the background, so compaction need not wait
     install.py     merging TurnLens's entries into an agent's settings and taking them out
 """

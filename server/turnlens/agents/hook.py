@@ -127,6 +127,10 @@ def answer_for(event: str, agent: str, window: int | None = None) -> Callable[[P
                 state.session_key(payload.transcript_path), digest(payload.prompt), shown(route), route.effort
             )
         line = context_line(payload.prompt, route)
+        if payload.transcript_path:  # a long session not read yet is read now, in the background
+            from turnlens.agents.warm import start
+
+            start(payload.transcript_path, AGENTS[agent])
         return _context(event, line) if line else None
 
     def pre_compact(payload: Payload, ends: float) -> str | None:

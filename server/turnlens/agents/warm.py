@@ -1,0 +1,98 @@
+"""Reading a long session ahead of time, in the background, so compaction does not wait for it.
+
+A session TurnLens has not seen (installed mid-session, or without the status line) would
+be read whole by the first compaction hook: seconds for tens of megabytes. When the submit
+hook finds the ledger more than WARM_MIN_BYTES behind the session file, it starts this
+module as a detached process (its own session, no pipes to the agent, nice 10) that reads
+the file into the ledger and exits. One reader per session at a time (a lock file in the
+state folder); TURNLENS_NO_WARM=1 turns it off.
+
+    python -m turnlens.agents.warm PATH FORMAT
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+
+from turnlens.agents import state
+
+WARM_MIN_BYTES = 2 * 1024 * 1024
+WARM_SECONDS = 300.0
+STALE_LOCK_SECONDS = 600.0
+
+
+def _lock_path(path: str, fmt: str) -> str:
+    return os.path.join(state.state_dir(), state.SESSIONS, f"{state.session_key(path)}-{fmt}.warm")
+
+
+def behind(path: str, fmt: str) -> int:
+    """How many bytes of the session file the ledger has not read yet."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return 0
+    data = state.load_session(f"{state.session_key(path)}-{fmt}")
+    offset = data.get("offset") if data else 0
+    return size - offset if isinstance(offset, int) and 0 <= offset <= size else size
+
+
+def start(path: str, fmt: str) -> bool:
+    """Start a background reader when the ledger is far behind; True when one was started."""
+    if os.environ.get("TURNLENS_NO_WARM") or behind(path, fmt) < WARM_MIN_BYTES:
+        return False
+    lock = _lock_path(path, fmt)
+    with contextlib.suppress(OSError):
+        if time.time() - os.path.getmtime(lock) < STALE_LOCK_SECONDS:
+            return False  # one is reading already
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "turnlens.agents.warm", path, fmt],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        state.log("warm", f"not started: {exc}")
+        return False
+    return True
+
+
+def main(argv: list[str]) -> int:
+    from turnlens.agents.ledger import Ledger, Unreadable
+
+    if len(argv) != 2:
+        return 0
+    path, fmt = argv
+    lock = _lock_path(path, fmt)
+    try:
+        os.makedirs(os.path.dirname(lock), mode=0o700, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            if time.time() - os.path.getmtime(lock) >= STALE_LOCK_SECONDS:
+                os.unlink(lock)
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return 0  # another reader holds the lock
+    try:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.nice(10)
+        Ledger(path, fmt).update(time.monotonic() + WARM_SECONDS)
+    except Unreadable as exc:
+        state.log("warm", f"no-op: session file not read: {exc}")
+    except Exception as exc:  # a background reader never shows an error to anyone
+        state.log("warm", f"no-op: {type(exc).__name__}: {exc}")
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
