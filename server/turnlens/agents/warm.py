@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
 import time
 
@@ -48,6 +47,8 @@ def start(path: str, fmt: str) -> bool:
     with contextlib.suppress(OSError):
         if time.time() - os.path.getmtime(lock) < STALE_LOCK_SECONDS:
             return False  # one is reading already
+    import subprocess  # here, not on top: most prompts start no reader, and it costs ~5 ms to import
+
     try:
         subprocess.Popen(
             [sys.executable, "-m", "turnlens.agents.warm", path, fmt],
