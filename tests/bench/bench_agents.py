@@ -96,7 +96,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--n", type=int, default=40, help="runs per short measurement")
-    parser.add_argument("--mb", type=int, default=20, help="size of the generated session")
+    parser.add_argument(
+        "--mb", type=int, default=20, help="size of the generated session (0: per-prompt figures only)"
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="turnlens-bench-agents-"))
     env = {
@@ -157,6 +159,9 @@ def main() -> None:
         cpus.append(c)
     report("statusline, after the submit hook", walls, cpus, 0.060)
 
+    if args.mb <= 0:  # the per-prompt figures only
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     big = tmp / "big.jsonl"
     lines = big_session(big, args.mb)
     print(f"generated session: {big.stat().st_size / 1e6:.1f} MB, {lines:,} lines")
