@@ -19,7 +19,7 @@ ROOT = Path(turnlens.__file__).parent
 
 # From the bottom up: each layer may import its own modules and those of the layers below.
 LAYERS = ("core", "learn", "classifier", "router", "userfiles", "pipeline")
-VIEWS = ("lsp", "cli", "batch", "report", "api")
+VIEWS = ("lsp", "cli", "batch", "report", "agents", "api")
 # Third-party packages the scorers never touch: no editor protocol, no network.
 NOT_IN_CORE = ("pygls", "lsprotocol", "httpx")
 
