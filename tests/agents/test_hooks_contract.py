@@ -225,8 +225,7 @@ def test_codex_sessionstart_after_compaction_gives_back_the_dropped_turns(turnle
 
 
 def test_codex_precompact_warms_the_ledger_and_says_nothing(turnlens: Runner) -> None:
-    raw = payload_for("SessionStart", CODEX, "codex").replace(b'"SessionStart"', b'"PreCompact"')
-    run = turnlens("hook", "PreCompact", "--agent", "codex", stdin=raw)
+    run = turnlens("hook", "PreCompact", "--agent", "codex", stdin=payload_for("PreCompact", CODEX, "codex"))
     assert (run.code, run.out) == (0, "")
     assert list((run.state / "turnlens" / "sessions").glob("*-codex.json"))
 
