@@ -120,6 +120,7 @@ class Writer:
 
 def session() -> Writer:
     w = Writer()
+    # another session's title, as resumed session files carry at their top (its leaf is not here)
     w.emit({"type": "summary", "summary": "Rate limiter for the public API", "leafUuid": "0001"})
     w.user("We need a rate limiter for the public API. What are the usual designs, and their trade-offs?")
     w.assistant(

@@ -39,6 +39,9 @@ _COMPACTION: dict[str, Callable[[dict[str, Any]], bool]] = {
     "codex": lambda obj: obj.get("type") == "compacted",
 }
 
+_MARKERS = ('"isCompactSummary"', '"compacted"')  # a cheap look before the JSON is parsed
+MAX_OFFSETS = 1_000_000  # line offsets kept while reading (a few tens of MB at most)
+
 # one frozen turn: [index, line, byte offset, role, kind, class, words, digest, quote]
 FrozenRow = list[Any]
 
@@ -145,8 +148,10 @@ class Ledger:
         self.data: dict[str, Any] = {}
         self.complete = False  # every complete line of the file has been read
         self.size = 0
-        self._offsets: dict[int, int] = {}  # byte offsets of the lines being read
-        self._last_text: tuple[int, str] = (0, "")  # the line handed to the reader last
+        # byte offsets of the lines read in this call: a reader may hand a line's units on later
+        # (Claude Code's holds units while a summary line waits for its leaf), so all are kept
+        self._offsets: dict[int, int] = {}
+        self._marked: dict[int, str] = {}  # lines that may hold a compaction summary, by number
 
     def update(self, deadline: float) -> None:
         """Read the lines added since the last call until `deadline` (time.monotonic);
@@ -191,7 +196,10 @@ class Ledger:
                 text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 if text.strip():
                     self._offsets[number] = start
-                    self._last_text = (number, text)
+                    if len(self._offsets) > MAX_OFFSETS:  # keep the newest half
+                        self._offsets = dict(list(self._offsets.items())[MAX_OFFSETS // 2 :])
+                    if _MARKERS[0] in text or _MARKERS[1] in text:
+                        self._marked[number] = text
                     yield number, start, text, False
 
     def _read(self, fd: int, deadline: float) -> None:
@@ -205,7 +213,7 @@ class Ledger:
         profile = Profile(format=self.format, route_roles=())
         data = self.data
         self._offsets = {}
-        self._last_text = (0, "")
+        self._marked = {}
         session: dict[str, list[int]] = data["session"]
         context: dict[str, list[int]] = data["context"]
         frozen: list[FrozenRow] = data["frozen"]
@@ -213,9 +221,7 @@ class Ledger:
             unit, c = result.unit, result.classification
             data["units"] += 1
             index = data["units"]
-            offset = self._offsets.get(unit.line, 0)
-            if len(self._offsets) > 4096:
-                self._offsets = {unit.line: offset}
+            offset = self._offsets.get(unit.line, 0)  # 0 when forgotten: the digest then finds nothing
             if unit.kind == "summary" and self._compaction(unit.line):
                 context.clear()
                 data["summaries"] = [*data["summaries"][-(MAX_SUMMARIES - 1) :], [index, unit.line, offset]]
@@ -244,11 +250,11 @@ class Ledger:
                 data["last_prompt"] = [index, unit.line, offset, digest(unit.text)]
 
     def _compaction(self, line: int) -> bool:
-        """Whether the summary unit on `line` (the line just read) marks a compaction."""
+        """Whether the summary unit on `line` marks a compaction."""
         import json
 
-        number, text = self._last_text
-        if number != line:
+        text = self._marked.get(line)
+        if text is None:
             return False
         try:
             obj = json.loads(text)
