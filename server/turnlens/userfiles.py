@@ -181,6 +181,8 @@ def jsonl_lines(
             start = pos
             pos += len(line)
             body = line.rstrip("\r\n")
+            if start == 0 and body.startswith("\ufeff"):  # a byte-order mark is not content
+                body, start = body[1:], 1
             if not body.strip():
                 continue
             if offsets is not None:

@@ -106,7 +106,7 @@ def detect(path: str | None, text: str) -> Format:
     A JSON document that no transcript format claims raises NotATranscript
     rather than being scored as prose.
     """
-    head = text[:DETECT_HEAD]
+    head = text[:DETECT_HEAD].removeprefix("\ufeff")  # a byte-order mark says nothing of the format
     best: Format | None = None
     best_score = 0
     for name in _REGISTRY:

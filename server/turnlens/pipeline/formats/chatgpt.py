@@ -18,7 +18,15 @@ from typing import Any
 
 from turnlens.pipeline.formats.base import FormatOptions, Problem, Split
 from turnlens.pipeline.formats.jsondoc import Doc, JsonDocFormat, keys_in, offset_of, refuse, whole
-from turnlens.pipeline.formats.jsonspan import JStr, SpanError, plain, raw_decode_spanned
+from turnlens.pipeline.formats.jsonspan import (
+    BOM,
+    JStr,
+    SpanError,
+    TooDeep,
+    plain,
+    raw_decode,
+    raw_decode_spanned,
+)
 from turnlens.pipeline.units import Unit
 
 # content types with no text worth a label (images, pairing notices, …): passed over quietly
@@ -166,7 +174,7 @@ class ChatGptFormat(JsonDocFormat):
         """A list of conversations is parsed one conversation at a time: an export of hundreds of
         megabytes then holds one conversation's tree at once, and an export cut short (still
         downloading) gives every conversation before the cut."""
-        i = _skip(text, 0)
+        i = _skip(text, 1 if text.startswith(BOM) else 0)
         if not text.startswith("[", i):
             return super().split(text, options)
         doc = Doc(text)
@@ -187,8 +195,18 @@ class ChatGptFormat(JsonDocFormat):
                 i = _skip(text, i + 1)
             try:
                 conversation, i = raw_decode_spanned(text, i)
+            except TooDeep as exc:
+                titles.append(None)
+                if exc.end is None:  # too deep for the parser itself: where it ends is unknown
+                    doc.problems.append(Problem(doc.line_of(i), f"JSON {exc}; read up to here"))
+                    break
+                doc.problems.append(
+                    Problem(doc.line_of(i), f"conversation {len(titles)}: JSON {exc}; passed over")
+                )
+                i = _skip(text, exc.end)
+                continue
             except SpanError:
-                conversation, i = json.JSONDecoder().raw_decode(text, i)
+                conversation, i = raw_decode(text, i)
                 doc.once(
                     "span",
                     0,

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, SessionInfo, Split
-from turnlens.pipeline.formats.jsonspan import JStr, SpanError, loads_spanned, plain
+from turnlens.pipeline.formats.jsonspan import BOM, JStr, SpanError, TooDeep, loads, loads_spanned, plain
 from turnlens.pipeline.units import Unit
 
 
@@ -83,11 +83,14 @@ def parse(text: str, doc: Doc) -> Any:
     """The spanned document; invalid JSON becomes one problem (with its line) and None."""
     try:
         return loads_spanned(text)
+    except TooDeep as exc:
+        doc.problems.append(Problem(1, f"JSON {exc}; nothing read"))
+        return None
     except SpanError:
         doc.problems.append(
             Problem(0, "strings could not be placed (duplicate keys?); labels point at the start")
         )
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", 0)
         if "\0" in text:
@@ -155,7 +158,7 @@ class JsonDocFormat:
 
 def looks_like_lines(text: str) -> bool:
     """True when the first non-blank line is a whole JSON value and more lines follow (JSON Lines)."""
-    stripped = text.lstrip()
+    stripped = text.removeprefix(BOM).lstrip()
     nl = stripped.find("\n")
     if nl < 0 or not stripped[nl:].strip():
         return False
@@ -164,6 +167,8 @@ def looks_like_lines(text: str) -> bool:
         return False
     try:
         json.loads(first)
+    except RecursionError:
+        return True  # a line too deep is still a line: the lines reader reports it
     except ValueError:
         return False
     return True
@@ -172,8 +177,8 @@ def looks_like_lines(text: str) -> bool:
 def whole(head: str) -> Any:
     """The parsed head when it holds a whole JSON document, else None (plain values, no spans)."""
     try:
-        return json.loads(head)
-    except ValueError:
+        return loads(head)
+    except ValueError:  # TooDeep too
         return None
 
 

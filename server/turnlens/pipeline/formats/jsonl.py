@@ -7,7 +7,6 @@ edit only the lines that changed are parsed again.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ from turnlens.pipeline.formats.base import (
     Split,
     parse_time,
 )
-from turnlens.pipeline.formats.jsonspan import JStr, SpanError, loads_spanned
+from turnlens.pipeline.formats.jsonspan import BOM, JStr, SpanError, TooDeep, loads, loads_spanned
 from turnlens.pipeline.units import Unit
 
 MAX_LINE_CHARS = 64 * 1024 * 1024  # longer lines are reported and passed over
@@ -55,10 +54,13 @@ def text_lines(text: str) -> Iterator[Line]:
         nl = text.find("\n", pos)
         end = n if nl < 0 else nl
         line = text[pos:end]
+        start = pos
         if line.endswith("\r"):
             line = line[:-1]
+        if pos == 0 and line.startswith(BOM):  # a byte-order mark is not part of the first record
+            line, start = line[1:], 1
         if line.strip():
-            yield lineno, pos, line, nl < 0 or end >= content_end
+            yield lineno, start, line, nl < 0 or end >= content_end
         pos = n if nl < 0 else nl + 1
 
 
@@ -90,9 +92,11 @@ def _parse(line: str, *, last: bool) -> Any:
         return f"line of {len(line):,} characters passed over (limit {MAX_LINE_CHARS:,})"
     try:
         return loads_spanned(line)
+    except TooDeep as exc:
+        return f"JSON {exc}; line passed over"
     except SpanError:
         try:
-            return json.loads(line)  # usable, without spans inside the line
+            return loads(line)  # usable, without spans inside the line
         except ValueError:
             return "not valid JSON"
     except ValueError as exc:
@@ -213,8 +217,8 @@ def first_json_lines(head: str, limit: int = 20) -> list[Any]:
             continue
         tried += 1
         try:
-            out.append(json.loads(line))
-        except ValueError:
+            out.append(loads(line))
+        except ValueError:  # TooDeep too
             if tried >= 2 * limit and not out:
                 break  # braces, but no JSON: not JSON Lines
             continue
