@@ -162,23 +162,50 @@ def jsonl_lines(
     *,
     offsets: dict[int, int] | None = None,
     on_invalid_utf8: Callable[[], None] | None = None,
+    limit: int | None = None,
 ) -> Iterator[Line]:
     """A JSON Lines file's non-blank lines, read one at a time, as the streaming readers take
     them: (1-based number, character offset, text without its break, whether it is the last),
     one line of look-ahead to know the last. `offsets` gets the recent lines' offsets (at most
     ~4,096, for positions); `on_invalid_utf8` is called once, at the end, when bytes that are
-    not UTF-8 were replaced."""
+    not UTF-8 were replaced.
+
+    A line over `limit` bytes (default: the readers' line limit, 64 MiB) is never held: its
+    first `limit` bytes are read, the rest is passed over in 1 MiB pieces, and it comes as an
+    `Overlong` text that the readers report. Memory stays within a few times the limit,
+    whatever the file's longest line."""
+    from turnlens.pipeline.formats import jsonl
+
+    cap = jsonl.MAX_LINE_CHARS if limit is None else limit
     pending: Line | None = None
     pos = 0
     bad = False
+    number = 0
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
+        while True:
+            raw = f.readline(cap + 1)
+            if not raw:
+                break
+            number += 1
+            start = pos
+            if len(raw) > cap and not raw.endswith(b"\n"):
+                chars = _chars(raw)
+                while raw and not raw.endswith(b"\n"):  # pass over the rest, a piece at a time
+                    raw = f.readline(_CHUNK)
+                    chars += _chars(raw)
+                pos += chars
+                line: str = jsonl.Overlong(chars - _breaks(raw))
+                if offsets is not None:
+                    offsets[number] = start
+                if pending is not None:
+                    yield pending
+                pending = (number, start, line, False)
+                continue
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 line = raw.decode("utf-8", errors="replace")
                 bad = True
-            start = pos
             pos += len(line)
             body = line.rstrip("\r\n")
             if start == 0 and body.startswith("\ufeff"):  # a byte-order mark is not content
@@ -196,3 +223,17 @@ def jsonl_lines(
         yield (*pending[:3], True)
     if bad and on_invalid_utf8 is not None:
         on_invalid_utf8()
+
+
+# UTF-8 continuation bytes: a character is every byte that is not one of these
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _chars(data: bytes) -> int:
+    """How many characters UTF-8 bytes decode to (a replaced bad byte counts as one)."""
+    return len(data.translate(None, _CONTINUATION))
+
+
+def _breaks(data: bytes) -> int:
+    """The characters of the line break `data` ends with."""
+    return 2 if data.endswith(b"\r\n") else 1 if data.endswith(b"\n") else 0

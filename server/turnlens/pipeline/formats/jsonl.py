@@ -26,6 +26,18 @@ from turnlens.pipeline.units import Unit
 MAX_LINE_CHARS = 64 * 1024 * 1024  # longer lines are reported and passed over
 
 
+class Overlong(str):
+    """A line over the limit that a streaming reader passed over unread: it stands for the
+    line (empty text) and says how many characters it had."""
+
+    chars: int
+
+    def __new__(cls, chars: int) -> Overlong:
+        line = super().__new__(cls, "")
+        line.chars = chars
+        return line
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     line: int  # 1-based
@@ -73,7 +85,7 @@ def iter_records(
     if memo is not None:
         memo.clear()
     for lineno, offset, line, last in lines:
-        parsed = old.get(line, _BAD)
+        parsed = _BAD if isinstance(line, Overlong) else old.get(line, _BAD)
         if parsed is _BAD or parsed is _CUT:
             parsed = _parse(line, last=last)
         if memo is not None:
@@ -88,6 +100,8 @@ def iter_records(
 
 def _parse(line: str, *, last: bool) -> Any:
     """The spanned object, _CUT for a cut last line, or a problem message."""
+    if isinstance(line, Overlong):
+        return f"line of {line.chars:,} characters passed over (limit {MAX_LINE_CHARS:,} bytes)"
     if len(line) > MAX_LINE_CHARS:
         return f"line of {len(line):,} characters passed over (limit {MAX_LINE_CHARS:,})"
     try:
