@@ -146,11 +146,26 @@ def file_tables(session: Session, options: ReadOptions, rows: int) -> Iterator[A
         cols["end"].append(unit.end)
         n += 1
         if n == rows:
-            yield pa.Table.from_pydict(cols, schema=schema)
+            table = _table(pa, cols, schema, session)
+            if table is None:
+                return
+            yield table
             cols = {name: [] for name in schema.names}
             n = 0
     if n:
-        yield pa.Table.from_pydict(cols, schema=schema)
+        table = _table(pa, cols, schema, session)
+        if table is not None:
+            yield table
+
+
+def _table(pa: Any, cols: dict[str, list[Any]], schema: Any, session: Session) -> Any:
+    """The rows as a Table, or None with the session marked failed: a value Arrow cannot store
+    skips this file, never the run."""
+    try:
+        return pa.Table.from_pydict(cols, schema=schema)
+    except (pa.ArrowException, UnicodeError, ValueError, TypeError, OverflowError) as exc:
+        session.error = f"cannot be stored: {type(exc).__name__}: {str(exc)[:200]}"
+        return None
 
 
 def read_table(files: list[tuple[str, str, int, float]], options: ReadOptions) -> tuple[Any, list[Session]]:

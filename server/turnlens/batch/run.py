@@ -37,6 +37,11 @@ LABEL_ROWS = 4096  # rows labelled and written at a time: bounds a worker's memo
 FileEntry = tuple[str, str, int, float]  # (session id, path, size, mtime)
 
 
+class BatchRefused(Exception):
+    """A run TurnLens will not start: an output folder it cannot own, a Ray it cannot keep to
+    this machine. The message is one line for the user."""
+
+
 @dataclass(frozen=True, slots=True)
 class Partition:
     id: str
@@ -326,9 +331,9 @@ def run_ray(
             "log_to_driver": False,
         }
         if address:
-            ray.init(address=address, **kwargs)
+            ray.init(address=address, **kwargs)  # the user's cluster, as the user set it up
         else:
-            ray.init(num_cpus=max(1, workers), **kwargs)
+            _start_local_ray(ray, max(1, workers), kwargs)
         started = True
     try:
         ctx = ray.data.DataContext.get_current()
@@ -343,6 +348,41 @@ def run_ray(
     finally:
         if started:
             ray.shutdown()
+
+
+# Ray on Linux advertises (and binds its gRPC servers to every interface for) the machine's
+# network address; with clusters "disabled" it takes the loopback address, and its servers
+# listen on 127.0.0.1 only. The switch is read from the environment by Ray's processes.
+_RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+LOOPBACK = "127.0.0.1"
+
+
+def _start_local_ray(ray: Any, cpus: int, kwargs: dict[str, Any]) -> None:
+    """Start a Ray for this run that listens on the loopback interface only: anyone who can
+    reach a Ray node's ports can run code on it, so a Ray TurnLens starts is reachable from
+    this machine alone. Refuses to run when Ray came up on another address."""
+    saved = os.environ.get(_RAY_CLUSTER_SWITCH)
+    os.environ[_RAY_CLUSTER_SWITCH] = "0"
+    constants = sys.modules.get("ray._private.ray_constants")
+    previous = getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    if constants is not None:  # already imported: the switch was read at import
+        setattr(constants, "ENABLE_RAY_CLUSTER", False)  # noqa: B010
+    try:
+        ray.init(num_cpus=cpus, _node_ip_address=LOOPBACK, **kwargs)
+    finally:
+        if saved is None:
+            os.environ.pop(_RAY_CLUSTER_SWITCH, None)
+        else:
+            os.environ[_RAY_CLUSTER_SWITCH] = saved
+        if constants is not None:
+            setattr(constants, "ENABLE_RAY_CLUSTER", previous)  # noqa: B010
+    node = ray.util.get_node_ip_address()
+    if node != LOOPBACK:
+        ray.shutdown()
+        raise BatchRefused(
+            f"the local Ray came up on {node}, not {LOOPBACK}; refusing to expose it "
+            "(start Ray yourself and pass --ray-address to choose)"
+        )
 
 
 def _ray_read(job: Job) -> tuple[Any, list[Session]]:

@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"turnlens batch: --out {out}: not a folder")
     try:
         from turnlens.batch import Labeler, ReadOptions
-        from turnlens.batch.run import run_batch
+        from turnlens.batch.run import BatchRefused, run_batch
     except ImportError as exc:
         raise UsageError(f"turnlens batch: {exc}") from None
     workers = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             ray_address=args.ray_address,
             progress=None if args.quiet else sys.stderr,
         )
-    except ImportError as exc:
+    except (ImportError, BatchRefused) as exc:
         raise UsageError(f"turnlens batch: {exc}") from None
     resumed = f", {report.resumed} already written" if report.resumed else ""
     skipped = f", {len(report.skipped)} files skipped" if report.skipped else ""

@@ -7,6 +7,7 @@ webview (where it also posts "reveal" messages and takes "update" ones).
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from functools import cache
 from importlib.resources import files
@@ -18,9 +19,15 @@ def _asset(name: str) -> str:
     return (files("turnlens.report") / "assets" / name).read_text(encoding="utf-8")
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _json_for_script(value: Any) -> str:
-    """JSON safe inside <script>: no `</`, no U+2028/2029 surprises, no HTML comment openers."""
+    """JSON safe inside <script>: no `</`, no U+2028/2029 surprises, no HTML comment openers,
+    and a lone surrogate written as its escape (UTF-8 cannot encode it: the page would not be
+    written at all)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return (
         text.replace("<", "\\u003c")
         .replace(">", "\\u003e")
@@ -31,6 +38,7 @@ def _json_for_script(value: Any) -> str:
 
 
 def _escape(text: str) -> str:
+    text = _LONE_SURROGATE.sub("\ufffd", text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 

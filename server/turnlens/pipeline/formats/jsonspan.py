@@ -30,6 +30,16 @@ _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 #: a byte-order mark some editors write at the start of a file: not content
 BOM = "\ufeff"
+# `"\ud800"` is valid JSON, but a lone surrogate is no character: UTF-8 cannot encode it, so
+# Parquet, HTML and the terminal refuse it. Decoded strings carry U+FFFD in its place.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean(text: str) -> str:
+    """`text` with any lone surrogate replaced by U+FFFD (the same object when there is none)."""
+    if text.isascii() or _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 class SpanError(ValueError):
@@ -123,7 +133,7 @@ def _walk(value: Any, literals: Iterator[re.Match[str]], base: int, depth: int) 
         m = next(literals, None)
         if m is None:
             raise SpanError("fewer string literals than strings")
-        return JStr(value, base + m.start() + 1, base + m.end() - 1)
+        return JStr(clean(value), base + m.start() + 1, base + m.end() - 1)
     if isinstance(value, dict):
         if depth >= MAX_DEPTH:
             raise TooDeep
@@ -147,7 +157,7 @@ def text_of(value: Any) -> str | None:
 
 def plain(value: Any) -> str | None:
     """The text of a spanned or plain string (None for anything else)."""
-    return value.text if isinstance(value, JStr) else value if isinstance(value, str) else None
+    return value.text if isinstance(value, JStr) else clean(value) if isinstance(value, str) else None
 
 
 def decoded_json(value: Any) -> Any:

@@ -1,0 +1,135 @@
+"""`turnlens batch` against hostile inputs and output folders: a Ray that stays on this machine,
+lone surrogates, deep JSON, output folders it does not own, symlink loops."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.formats.common import FIXTURES
+
+pytest.importorskip("pyarrow", reason="turnlens batch needs pyarrow")
+
+SESSION = FIXTURES / "claude-code" / "3a7c9e10-5b2d-4f61-8e0a-1c2d3e4f5a6b.jsonl"
+
+
+def _record(text: str) -> str:
+    return json.dumps({"type": "user", "message": {"role": "user", "content": text}, "sessionId": "s"})
+
+
+def batch(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        [sys.executable, "-m", "turnlens", "batch", "-q", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def one_line(done: subprocess.CompletedProcess[str], prefix: str = "turnlens batch:") -> str:
+    """The single stderr line of a refused run (exit 2)."""
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(lines) == 1 and lines[0].startswith(prefix), done.stderr
+    return lines[0]
+
+
+# --- a local Ray listens on loopback only -----------------------------------------------------
+
+
+def _listening_inodes() -> dict[str, str]:
+    """Socket inode → local address of every listening TCP socket on the machine."""
+    out: dict[str, str] = {}
+    for name in ("tcp", "tcp6"):
+        try:
+            rows = Path(f"/proc/net/{name}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A":  # LISTEN
+                out[fields[9]] = fields[1]
+    return out
+
+
+def _tree(root: int) -> set[int]:
+    """`root` and every process descending from it."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    tree = {root}
+    grew = True
+    while grew:
+        more = {pid for pid, ppid in parents.items() if ppid in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return tree
+
+
+def _listening_addresses(pids: set[int]) -> set[str]:
+    listening = _listening_inodes()
+    found = set()
+    for pid in pids:
+        try:
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inode = target[8:-1]
+                if inode in listening:
+                    found.add(listening[inode])
+    return found
+
+
+def _is_loopback(hex_address: str) -> bool:
+    ip = hex_address.split(":")[0]
+    if len(ip) == 8:  # IPv4, little-endian: 127.x.x.x ends in 7F
+        return ip.upper().endswith("7F")
+    # IPv6: ::1, or ::ffff:127.x.x.x
+    return ip.upper() in ("00000000000000000000000001000000",) or (
+        ip.upper().startswith("0000000000000000FFFF0000") and ip.upper().endswith("7F")
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from /proc")
+def test_a_local_ray_started_by_batch_listens_on_loopback_only(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray", reason="the ray engine needs Ray")
+    from turnlens.batch.run import run_batch
+
+    assert not ray.is_initialized()
+    seen: set[str] = set()
+    import turnlens.batch.run as run_module
+
+    finish = run_module._finish_ray
+
+    def spy(*args: Any, **kwargs: Any) -> None:
+        seen.update(_listening_addresses(_tree(os.getpid())))  # while Ray is up
+        finish(*args, **kwargs)
+
+    run_module._finish_ray = spy  # type: ignore[assignment]
+    try:
+        report = run_batch([SESSION], tmp_path / "out", engine="ray", workers=1, progress=None)
+    finally:
+        run_module._finish_ray = finish  # type: ignore[assignment]
+    assert report.units > 0 and not ray.is_initialized()
+    assert seen, "no listening socket found while Ray ran"
+    assert all(_is_loopback(a) for a in seen), sorted(seen)
