@@ -133,3 +133,59 @@ def test_a_local_ray_started_by_batch_listens_on_loopback_only(tmp_path: Path) -
     assert report.units > 0 and not ray.is_initialized()
     assert seen, "no listening socket found while Ray ran"
     assert all(_is_loopback(a) for a in seen), sorted(seen)
+
+
+# --- lone surrogates and deep JSON: reported or replaced, the run goes on ------------------------
+
+
+def _hostile_archive(root: Path) -> Path:
+    archive = root / "archive"
+    archive.mkdir()
+    lone = "\n".join(
+        [_record("please refactor the parser"), _record("broken \ud800 text"), _record("now the tests")]
+    )
+    (archive / "a-lone.jsonl").write_text(lone + "\n", encoding="utf-8")
+    deep = _record("first") + '\n{"type": "user", "deep": ' + "[" * 900 + "]" * 900 + "}\n" + _record("last")
+    (archive / "b-deep.jsonl").write_text(deep + "\n", encoding="utf-8")
+    (archive / "c-good.jsonl").write_bytes(SESSION.read_bytes())
+    return archive
+
+
+@pytest.mark.parametrize("engine", ["local", "ray"])
+def test_lone_surrogates_and_deep_json_do_not_stop_batch(engine: str, tmp_path: Path) -> None:
+    if engine == "ray":
+        pytest.importorskip("ray", reason="the ray engine needs Ray")
+    import pyarrow.parquet as pq
+
+    archive = _hostile_archive(tmp_path)
+    out = tmp_path / "out"
+    done = batch(str(archive), "--out", str(out), "--engine", engine, "-j", "1")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "nested deeper" in done.stderr
+    rows = pq.read_table(out / "units").to_pylist()
+    by_file: dict[str, list[str]] = {}
+    for row in rows:
+        by_file.setdefault(Path(row["session_id"]).name, []).append(row["text"])
+    assert by_file["a-lone.jsonl"] == ["please refactor the parser", "broken \ufffd text", "now the tests"]
+    assert by_file["b-deep.jsonl"] == ["first", "last"]
+    assert len(by_file["c-good.jsonl"]) > 3
+    again = batch(str(archive), "--out", str(out), "--engine", engine, "-j", "1")
+    assert again.returncode == 0 and "1 already written" in again.stderr, again.stderr
+
+
+def test_stats_html_with_a_lone_surrogate_writes_the_page(tmp_path: Path) -> None:
+    archive = _hostile_archive(tmp_path)
+    page = tmp_path / "map.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "turnlens", "stats", "--html", str(page), str(archive / "a-lone.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    html = page.read_text(encoding="utf-8")
+    assert "now the tests" in html and "</html>" in html
+    from turnlens.report import render_html
+
+    raw = render_html([{"title": "t\ud800", "units": [{"text": "x\udfff"}]}])
+    raw.encode("utf-8")  # a lone surrogate that reaches the page is escaped, never written raw
