@@ -189,3 +189,104 @@ def test_stats_html_with_a_lone_surrogate_writes_the_page(tmp_path: Path) -> Non
 
     raw = render_html([{"title": "t\ud800", "units": [{"text": "x\udfff"}]}])
     raw.encode("utf-8")  # a lone surrogate that reaches the page is escaped, never written raw
+
+
+# --- the output folder: one line for what cannot be used, nothing deleted that is not ours -------
+
+
+def _inputs(root: Path) -> Path:
+    folder = root / "in"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(SESSION.read_bytes())
+    (folder / "b.jsonl").write_text(_record("write the parser tests") + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        {"partitions": {"0123456789abcdef": "written"}},
+        {"partitions": {"0123456789abcdef": {"units": "12", "sessions": 1, "skipped": []}}},
+        {"partitions": {"0123456789abcdef": {"units": 3, "sessions": 1, "skipped": [["a", "b"]]}}},
+        {"partitions": {"../../etc/passwd": {"units": 3, "sessions": 1}}},
+        {"partitions": {}, "pending": "0123456789abcdef"},
+        {"partitions": [], "schema_version": 1},
+        ["not", "an", "object"],
+        "[[[[" * 5,
+    ],
+)
+def test_a_damaged_manifest_is_one_line_and_the_folder_can_start_over(tmp_path: Path, manifest: Any) -> None:
+    inputs = _inputs(tmp_path)
+    out = tmp_path / "out"
+    assert batch(str(inputs), "--out", str(out)).returncode == 0
+    (out / "_manifest.json").write_text(manifest if isinstance(manifest, str) else json.dumps(manifest))
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    line = one_line(batch(str(inputs), "--out", str(out)))
+    assert "_manifest.json" in line and "start over" in line
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before  # nothing removed
+    import shutil
+
+    shutil.rmtree(out)  # the way the message gives
+    assert batch(str(inputs), "--out", str(out)).returncode == 0
+
+
+def test_bad_out_folders_and_partition_sizes_are_one_line(tmp_path: Path) -> None:
+    inputs = _inputs(tmp_path)
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    (tmp_path / "dangling").symlink_to(tmp_path / "missing")
+    (tmp_path / "file").write_text("x")
+    outs = [
+        tmp_path / "link",
+        tmp_path / "dangling",
+        tmp_path / "file",
+        tmp_path / "file" / "under",
+        Path("/proc/self/turnlens-out"),
+        Path("/proc"),
+    ]
+    for out in outs:
+        line = one_line(batch(str(inputs), "--out", str(out)))
+        assert str(out) in line, line
+    assert not any(real.iterdir())  # nothing written through the link
+    for size in ("inf", "nan", "1e400", "-inf", "1e400k"):
+        line = one_line(batch(str(inputs), "--out", str(tmp_path / "o"), "--partition-size", size))
+        assert "--partition-size" in line
+
+
+def test_a_folder_turnlens_did_not_write_is_refused_untouched(tmp_path: Path) -> None:
+    inputs = _inputs(tmp_path)
+    out = tmp_path / "theirs"
+    (out / "_tmp").mkdir(parents=True)
+    (out / "_tmp" / "draft.txt").write_text("keep me")
+    (out / "units").mkdir()
+    (out / "units" / "part-0123456789abcdef-0.parquet").write_text("not ours")
+    line = one_line(batch(str(inputs), "--out", str(out)))
+    assert "not a TurnLens output folder" in line
+    assert (out / "_tmp" / "draft.txt").read_text() == "keep me"
+    assert (out / "units" / "part-0123456789abcdef-0.parquet").read_text() == "not ours"
+
+
+def test_a_rerun_removes_only_the_files_its_manifest_owns(tmp_path: Path) -> None:
+    inputs = _inputs(tmp_path)
+    out = tmp_path / "out"
+    assert batch(str(inputs), "--out", str(out), "--partition-size", "1").returncode == 0
+    manifest = json.loads((out / "_manifest.json").read_text())
+    assert len(manifest["partitions"]) == 2 and manifest["pending"] == []
+    strangers = [
+        out / "units" / "part-ffffffffffffffff-0.parquet",
+        out / "sessions" / "part-ffffffffffffffff.parquet",
+        out / "_tmp" / "part-ffffffffffffffff-0.parquet",
+        out / "notes.txt",
+    ]
+    for f in strangers:
+        f.parent.mkdir(exist_ok=True)
+        f.write_text("someone else's")
+    (inputs / "b.jsonl").write_text(_record("changed: write the lexer tests") + "\n", encoding="utf-8")
+    done = batch(str(inputs), "--out", str(out), "--partition-size", "1")
+    assert done.returncode == 0, done.stderr
+    assert all(f.read_text() == "someone else's" for f in strangers)
+    now = json.loads((out / "_manifest.json").read_text())
+    assert len(now["partitions"]) == 2 and set(now["partitions"]) != set(manifest["partitions"])
+    ours = {p.name for p in (out / "sessions").iterdir()} - {"part-ffffffffffffffff.parquet"}
+    assert ours == {f"part-{pid}.parquet" for pid in now["partitions"]}

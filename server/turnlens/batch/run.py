@@ -14,8 +14,10 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ from turnlens.batch.read import ReadOptions, Session, file_tables, read_table
 from turnlens.batch.schema import SCHEMA_VERSION, require_pyarrow
 from turnlens.batch.summary import STATS_COLUMNS, sessions_table
 from turnlens.cli.common import shown
+from turnlens.userfiles import read_limited
 
 MANIFEST = "_manifest.json"
 UNITS = "units"
@@ -126,34 +129,73 @@ def _partition(group: list[FileEntry], read: ReadOptions, labeler: Labeler) -> P
 
 
 class Output:
-    """The output folder: partitions' Parquet files and the manifest."""
+    """The output folder: partitions' Parquet files and the manifest.
+
+    TurnLens writes only into an empty or new folder, or one whose `_manifest.json` it wrote;
+    and it removes only files the manifest owns: the Parquet files of partitions it lists as
+    written or as being written (`pending`), and its own temporary files. Anything else in the
+    folder is left alone."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.units = root / UNITS
         self.sessions = root / SESSIONS
         self.tmp = root / TMP
-        for d in (self.units, self.sessions):
-            d.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(self.tmp, ignore_errors=True)  # what an interrupted run left
-        self.tmp.mkdir()
-        self.manifest = self._load()
-        # unit files of a partition whose session table never landed: an interrupted write
+        _check_folder(root, "--out")
+        try:
+            fresh = not any(root.iterdir())
+        except OSError as exc:
+            raise BatchRefused(f"--out {shown(root)}: {exc.strerror or exc}") from None
+        if fresh:
+            self.manifest: dict[str, Any] = {"partitions": {}, "pending": []}
+            self._save()  # the folder is TurnLens's from now on, even if this run is stopped
+        else:
+            self.manifest = self._load()
+        for d in (self.units, self.sessions, self.tmp):
+            try:
+                d.mkdir(exist_ok=True)
+            except OSError as exc:
+                raise BatchRefused(
+                    f"--out {shown(root)}: cannot make {d.name}/: {exc.strerror or exc}"
+                ) from None
+            _check_folder(d, "--out")
+        # what an interrupted run left: unit files of a partition whose session table never
+        # landed, and temporary files of the partitions it was writing
+        owned = set(self.manifest["partitions"]) | set(self.manifest["pending"])
         for f in self.units.glob("part-*.parquet"):
-            if not self.complete(_part_id(f.name)):
+            pid = _part_id(f.name)
+            if pid in self.manifest["pending"] and not self.complete(pid):
                 f.unlink()
+        self._clear_tmp(owned)
 
     def _load(self) -> dict[str, Any]:
+        """The manifest, validated: a folder without one, or with one TurnLens cannot use, is
+        refused (its files are not TurnLens's to replace)."""
+        where = f"--out {shown(self.root)}"
+        path = self.root / MANIFEST
+        if path.is_symlink() or not path.is_file():
+            raise BatchRefused(
+                f"{where}: not empty and not a TurnLens output folder (no {MANIFEST}); "
+                "choose an empty or new folder"
+            )
         try:
-            data = json.loads((self.root / MANIFEST).read_text("utf-8"))
-        except (OSError, ValueError):
-            return {"partitions": {}}
-        if not isinstance(data, dict) or not isinstance(data.get("partitions"), dict):
-            return {"partitions": {}}
-        return data
+            data = json.loads(read_limited(path, MAX_MANIFEST).decode("utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)[:120]
+            raise BatchRefused(f"{where}: {MANIFEST} cannot be read ({reason}); {_START_OVER}") from None
+        problem = manifest_problem(data)
+        if problem is not None:
+            raise BatchRefused(f"{where}: {MANIFEST} is damaged ({problem}); {_START_OVER}")
+        data.setdefault("pending", [])
+        return dict(data)
 
     def complete(self, pid: str) -> bool:
         return pid in self.manifest["partitions"] and (self.sessions / f"part-{pid}.parquet").exists()
+
+    def begin(self, pids: list[str]) -> None:
+        """Note the partitions this run writes: their files are the manifest's from now on."""
+        self.manifest["pending"] = sorted(set(self.manifest["pending"]) | set(pids))
+        self._save()
 
     def record(self, part: Partition, done: Done, engine: str) -> None:
         """Note a written partition; the manifest is replaced atomically."""
@@ -164,24 +206,103 @@ class Output:
             "skipped": [{"path": p, "error": e} for p, e in done.skipped],
             "engine": engine,
         }
+        self.manifest["pending"] = [p for p in self.manifest["pending"] if p != part.id]
         self._save()
 
     def _save(self) -> None:
         self.manifest["schema_version"] = SCHEMA_VERSION
-        tmp = self.root / f"{MANIFEST}.tmp"
-        tmp.write_text(json.dumps(self.manifest, indent=1, sort_keys=True), "utf-8")
-        os.replace(tmp, self.root / MANIFEST)
+        text = json.dumps(self.manifest, indent=1, sort_keys=True)
+        # a fresh name, created exclusively: a planted file or link is never written through
+        fd, tmp = tempfile.mkstemp(prefix=f"{MANIFEST}.", suffix=".tmp", dir=self.root)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                os.fchmod(f.fileno(), 0o644)
+                f.write(text)
+            os.replace(tmp, self.root / MANIFEST)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     def prune(self, keep: set[str]) -> None:
-        """Forget partitions of files that changed or went: the folder mirrors this run's inputs."""
-        for pid in [p for p in self.manifest["partitions"] if p not in keep]:
-            del self.manifest["partitions"][pid]
+        """Forget partitions of files that changed or went: the folder mirrors this run's inputs.
+        Only the files of partitions the manifest lists are removed."""
+        gone = {p for p in self.manifest["partitions"] if p not in keep}
+        gone |= {p for p in self.manifest["pending"] if p not in keep}
+        for pid in gone:
+            self.manifest["partitions"].pop(pid, None)
         for folder in (self.units, self.sessions):
             for f in folder.glob("part-*.parquet"):
-                if _part_id(f.name) not in keep:
+                if _part_id(f.name) in gone:
                     f.unlink()
+        self.manifest["pending"] = [p for p in self.manifest["pending"] if p in keep]
         self._save()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        self._clear_tmp(gone | keep)
+        with contextlib.suppress(OSError):
+            self.tmp.rmdir()  # only when nothing else is in it
+
+    def _clear_tmp(self, owned: set[str]) -> None:
+        """Remove TurnLens's own temporary files of the partitions in `owned`."""
+        if not self.tmp.is_dir() or self.tmp.is_symlink():
+            return
+        for f in self.tmp.iterdir():
+            name = f.name
+            if name.startswith("wave-") and name[5:] in owned and not f.is_symlink():
+                shutil.rmtree(f, ignore_errors=True)
+            elif name.startswith("part-") and name.endswith(".parquet") and _part_id(name) in owned:
+                f.unlink()
+
+
+MAX_MANIFEST = 256 * 1024 * 1024
+_START_OVER = "remove the folder (or choose another --out) to start over"
+_PID = re.compile(r"[0-9a-f]{16}")
+
+
+def manifest_problem(data: Any) -> str | None:
+    """What makes `data` unusable as a manifest, or None when every field has its type."""
+    if not isinstance(data, dict):
+        return "not an object"
+    parts = data.get("partitions")
+    if not isinstance(parts, dict):
+        return "`partitions` is not an object"
+    if not isinstance(data.get("schema_version", 0), int):
+        return "`schema_version` is not a number"
+    pending = data.get("pending", [])
+    if not isinstance(pending, list) or not all(isinstance(p, str) and _PID.fullmatch(p) for p in pending):
+        return "`pending` is not a list of partition ids"
+    for pid, entry in parts.items():
+        where = f"partition {pid[:20]!r}"
+        if not _PID.fullmatch(pid):
+            return f"{where}: not a partition id"
+        if not isinstance(entry, dict):
+            return f"{where}: not an object"
+        for key in ("units", "sessions"):
+            value = entry.get(key, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                return f"{where}: `{key}` is not a count"
+        skipped = entry.get("skipped", [])
+        if not isinstance(skipped, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("path"), str) and isinstance(s.get("error"), str)
+            for s in skipped
+        ):
+            return f"{where}: `skipped` is not a list of {{path, error}}"
+    return None
+
+
+def _check_folder(path: Path, what: str) -> None:
+    """BatchRefused unless `path` is a real folder TurnLens may write into (made when missing).
+
+    A symbolic link is refused, not followed: the files would land, and be removed, elsewhere."""
+    try:
+        if path.is_symlink():
+            raise BatchRefused(f"{what} {shown(path)}: a symbolic link; give the folder itself")
+        if path.exists() and not path.is_dir():
+            raise BatchRefused(f"{what} {shown(path)}: not a folder")
+        path.mkdir(parents=True, exist_ok=True)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise BatchRefused(f"{what} {shown(path)}: not writable")
+    except OSError as exc:
+        raise BatchRefused(f"{what} {shown(path)}: {exc.strerror or exc}") from None
 
 
 def _part_id(name: str) -> str:
@@ -494,6 +615,7 @@ def run_batch(
     parts = plan(files, partition_size, read, labeler)
     output = Output(out)
     pending = [p for p in parts if not output.complete(p.id)]
+    output.begin([p.id for p in pending])
     report = Report(partitions=len(parts), resumed=len(parts) - len(pending))
     for p in parts:
         if output.complete(p.id):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import math
 import os
 import sys
 from pathlib import Path
@@ -62,6 +63,8 @@ def parse_size(text: str) -> int:
         value = float(raw[: len(raw) - len(unit)])
     except ValueError:
         raise UsageError(f"turnlens batch: --partition-size {text}: not a size (e.g. 64M)") from None
+    if not math.isfinite(value) or not math.isfinite(value * _UNITS[unit]):
+        raise UsageError(f"turnlens batch: --partition-size {text}: not a finite size (e.g. 64M)")
     if value <= 0:
         raise UsageError(f"turnlens batch: --partition-size {text}: must be above 0")
     return max(1, int(value * _UNITS[unit]))
