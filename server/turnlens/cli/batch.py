@@ -7,7 +7,6 @@ pyarrow (and Ray for `--engine ray`) are imported only when this command runs.
 from __future__ import annotations
 
 import argparse
-import glob
 import math
 import os
 import sys
@@ -70,22 +69,8 @@ def parse_size(text: str) -> int:
     return max(1, int(value * _UNITS[unit]))
 
 
-def expand(paths: list[str]) -> list[str]:
-    """Globs (`**` too) expanded, in order; a glob that matches nothing is an error."""
-    out: list[str] = []
-    for raw in paths:
-        if any(ch in raw for ch in "*?[") and not Path(raw).exists():
-            found = sorted(glob.glob(raw, recursive=True))
-            if not found:
-                raise UsageError(f"turnlens batch: {raw}: no file matches")
-            out.extend(found)
-        else:
-            out.append(raw)
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
-    from turnlens.cli.check import collect
+    from turnlens.cli.paths import collect
     from turnlens.core.rules import BUILTIN_PACKS
     from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR, SeparatorError, compile_separator
 
@@ -99,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         compile_separator(separator)
     except SeparatorError as exc:
         raise UsageError(f"turnlens batch: {exc}") from None
-    files = collect(expand(args.paths))
+    files = collect(args.paths, "batch")
     if not files:
         raise UsageError(f"turnlens batch: no session files in {', '.join(args.paths)}")
     out = Path(args.out)

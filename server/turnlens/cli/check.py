@@ -27,6 +27,7 @@ from turnlens.cli.common import (
     separator_help,
     shown,
 )
+from turnlens.cli.paths import collect as collect  # re-exported: other views walk folders alike
 from turnlens.pipeline.profile import Profile
 
 PARALLEL_MIN_BYTES = 4_000_000
@@ -53,31 +54,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_model_arg(p)
     p.set_defaults(func=run)
-
-
-def _wanted(path: Path) -> bool:
-    from turnlens.pipeline.formats import readable_name
-
-    return readable_name(path.name)
-
-
-def collect(paths: list[str]) -> list[Path]:
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        try:
-            path.exists()
-        except OSError as exc:  # a name too long, a folder we may not enter
-            raise UsageError(f"turnlens check: {shown(raw)}: {exc.strerror or exc}") from None
-        if path.is_dir():
-            for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
-                files.extend(Path(root) / n for n in sorted(names) if _wanted(Path(n)))
-        elif path.exists():  # a file, or something check_file refuses with a warning
-            files.append(path)
-        else:
-            raise UsageError(f"turnlens check: {shown(raw)}: no such file or folder")
-    return files
 
 
 def _init(profile: Profile, fmt: str = "text") -> None:
@@ -200,7 +176,7 @@ def _results(
 
 
 def run(args: argparse.Namespace) -> int:
-    files = collect(args.paths)
+    files = collect(args.paths, "check")
     if not files:
         raise UsageError(
             f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {shown(', '.join(args.paths))}"

@@ -13,8 +13,8 @@ import re
 import sys
 from pathlib import Path
 
-from turnlens.cli.check import collect
 from turnlens.cli.common import EXIT_OK, UsageError, decode, separator_help
+from turnlens.cli.paths import collect
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*<!--[ \t]*turnlens:.*?-->[ \t]*\n?", re.IGNORECASE | re.MULTILINE)
 _DIRECTIVE = re.compile(r"<!--[ \t]*turnlens:.*?-->", re.IGNORECASE)
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     separator = args.separator or DEFAULT_SEPARATOR
     rows: list[dict[str, str]] = []
     try:
-        for path in collect(args.paths):
+        for path in collect(args.paths, "export-pins"):
             try:
                 data = path.read_bytes()
             except OSError as exc:

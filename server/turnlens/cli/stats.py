@@ -61,13 +61,13 @@ def collect_stats(
     """Every readable session's figures and their total; problems are said on stderr.
     With `maps`, each session's map is appended to it too; with `skipped`, each file passed
     over, with the reason."""
-    from turnlens.cli.check import collect
+    from turnlens.cli.paths import collect
     from turnlens.cli.sessions import analyze_file
     from turnlens.pipeline.analyze import Analyzed, NotATranscript
     from turnlens.pipeline.sessionmap import session_map
     from turnlens.pipeline.stats import StatsBuilder, link_sub_agents, total
 
-    files = collect(args.paths)
+    files = collect(args.paths, "stats")
     if not files:
         raise UsageError(f"turnlens stats: no session files in {', '.join(args.paths)}")
     pack = load_rules(args.rules, files[0] if len(files) == 1 else None)
