@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack, parse_pack
 
@@ -128,23 +128,6 @@ def load_rules_file(path: Path, base: RulePack | None = None) -> RulePack:
     elif base is None:
         base = builtin_pack("default")
     return parse_pack(text, str(path), base=base, strict=False, user=True)
-
-
-MAX_MODEL_FILE = 200_000_000
-
-
-def load_model_file(path: Path) -> Any:
-    """A model made by `turnlens train` (a `turnlens.learn.model.Model`); raises ModelError."""
-    from turnlens.learn.model import Model, ModelError
-
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_MODEL_FILE + 1)
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_MODEL_FILE:
-        raise ModelError(f"{path}: larger than {MAX_MODEL_FILE} bytes")
-    return Model.from_bytes(data, str(path))
 
 
 def read_shipped_corpus(task: str) -> str:

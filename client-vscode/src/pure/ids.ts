@@ -52,8 +52,8 @@ export function toggleMessage(toggle: Toggle, enabled: boolean, target: 'workspa
 
 /**
  * Setting keys whose change needs a new server process (not just a settings re-pull): how to start
- * it, which documents it gets, and the model back end (the server trusts that only from
- * initializationOptions).
+ * it, which documents it gets, the model back end and the model files (the server trusts those
+ * only from initializationOptions).
  */
 export const RESTART_KEYS: readonly string[] = [
   'server.command',
@@ -63,4 +63,5 @@ export const RESTART_KEYS: readonly string[] = [
   'router.endpoint',
   'router.model',
   'router.apiKeyEnv',
+  'models',
 ];

@@ -2,8 +2,9 @@
  * Workspace trust and the settings the server is given. Pure (no `vscode` import).
  *
  * Rules (SPEC §7, docs/editors/vscode.md):
- *  - The model back-end settings (router.backend / endpoint / model / apiKeyEnv) reach the server
- *    from user (global) settings only, whatever a workspace's settings say.
+ *  - The model back-end settings (router.backend / endpoint / model / apiKeyEnv) and the model
+ *    files (models) reach the server from user (global) settings only, whatever a workspace's
+ *    settings say (USER_ONLY_KEYS).
  *  - In an untrusted workspace (Restricted Mode) the back end is forced to `rules`: no network.
  *  - In an untrusted workspace the server launch settings (server.command / server.python) are
  *    read from user settings only, so a folder cannot make the editor run a program.
@@ -16,6 +17,8 @@
  */
 
 export const BACKEND_KEYS = ['router.backend', 'router.endpoint', 'router.model', 'router.apiKeyEnv'] as const;
+/** Settings taken from user settings only: the back end, and which model files the server loads. */
+export const USER_ONLY_KEYS: readonly string[] = [...BACKEND_KEYS, 'models'];
 export const LAUNCH_KEYS = ['server.command', 'server.python'] as const;
 /** Relative to `turnlens.`; package.json's restrictedConfigurations lists these with the prefix. */
 export const RESTRICTED_KEYS: readonly string[] = [...BACKEND_KEYS, ...LAUNCH_KEYS];
@@ -78,12 +81,12 @@ export function launchValue(inspected: Inspected | undefined, trusted: boolean):
 }
 
 /**
- * The user-level back-end settings, nested (`{router: {backend, endpoint, model, apiKeyEnv}}`),
+ * The user-level back-end settings, nested (`{router: {backend, endpoint, model, apiKeyEnv}, models}`),
  * with the back end forced to `rules` when the workspace is not trusted.
  */
 export function userBackendSettings(inspect: (key: string) => Inspected | undefined, trusted: boolean): Settings {
   const out: Settings = {};
-  for (const key of BACKEND_KEYS) {
+  for (const key of USER_ONLY_KEYS) {
     const value = userValue(inspect(key));
     if (value !== undefined) setPath(out, key, clone(value));
   }
@@ -102,7 +105,7 @@ export function sanitizeSettings(
 ): Settings {
   const out: Settings = isPlainObject(section) ? clone(section) : {};
   const user = userBackendSettings(inspect, trusted);
-  for (const key of BACKEND_KEYS) setPath(out, key, getPath(user, key));
+  for (const key of USER_ONLY_KEYS) setPath(out, key, getPath(user, key));
   return out;
 }
 
@@ -142,7 +145,7 @@ export function sanitizeConfigurationItem(
   const sub = section.slice('turnlens.'.length);
   const wrapped: Settings = {};
   setPath(wrapped, sub, clone(value));
-  const touched = BACKEND_KEYS.some((key) => key === sub || key.startsWith(sub + '.'));
+  const touched = USER_ONLY_KEYS.some((key) => key === sub || key.startsWith(sub + '.'));
   if (!touched) return value;
   return getPath(sanitizeSettings(wrapped, inspect, trusted), sub);
 }

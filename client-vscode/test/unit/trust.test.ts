@@ -4,6 +4,7 @@ import {
   BACKEND_KEYS,
   Inspected,
   RESTRICTED_KEYS,
+  USER_ONLY_KEYS,
   getPath,
   initializationOptions,
   launchValue,
@@ -143,5 +144,17 @@ describe('setPath / getPath', () => {
     assert.deepEqual(obj, { a: { b: {} } });
     assert.equal(getPath(obj, 'a.b.c'), undefined);
     assert.equal(getPath(5, 'a'), undefined);
+  });
+});
+
+describe('model files (turnlens.models)', () => {
+  it('come from user settings only, trusted or not', () => {
+    const inspect = (key: string): Inspected | undefined =>
+      key === 'models' ? { defaultValue: [], globalValue: ['/home/me/m.tlm'], value: ['./evil.tlm'] } : undefined;
+    const section = { enable: true, models: ['./evil.tlm'] };
+    assert.deepEqual(sanitizeSettings(section, inspect, true).models, ['/home/me/m.tlm']);
+    assert.deepEqual(initializationOptions(section, inspect, false).userSettings.models, ['/home/me/m.tlm']);
+    assert.deepEqual(sanitizeConfigurationItem('turnlens.models', ['./evil.tlm'], inspect, true), ['/home/me/m.tlm']);
+    assert.ok(USER_ONLY_KEYS.includes('models'));
   });
 });

@@ -568,18 +568,22 @@ def _set_input(text: str) -> bytes | None:
         return None
 
 
-_MATCHERS: dict[int, tuple[RulePack, _PackMatcher]] = {}
+_MATCHERS: dict[int, tuple[tuple[Rule, ...], tuple[str, ...], _PackMatcher]] = {}
 
 
 def _matcher(pack: RulePack) -> _PackMatcher:
-    """The compiled matcher of a pack, by identity (hashing a pack walks every rule)."""
-    entry = _MATCHERS.get(id(pack))
-    if entry is None or entry[0] is not pack:
+    """The compiled matcher of a pack's rules, by identity (hashing a pack walks every rule).
+
+    Keyed by the rules, not the pack: packs that differ only in their model (a user's model
+    file, read again after each change) share one matcher, and the cache holds no model."""
+    rules, categories = pack.rules, pack.categories
+    entry = _MATCHERS.get(id(rules))
+    if entry is None or entry[0] is not rules or entry[1] is not categories:
         if len(_MATCHERS) > 64:
             _MATCHERS.clear()
-        entry = (pack, _PackMatcher(pack))
-        _MATCHERS[id(pack)] = entry
-    return entry[1]
+        entry = (rules, categories, _PackMatcher(pack))
+        _MATCHERS[id(rules)] = entry
+    return entry[2]
 
 
 def _signal(rule: Rule, text: str, span: tuple[int, int], words: int, lines: int) -> Signal:

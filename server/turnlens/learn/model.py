@@ -229,50 +229,152 @@ class Model:
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<model>") -> Model:
-        """Parse a model file; raises ModelError naming `source` when it is not one."""
+        """Parse a model file; raises ModelError naming `source` when it is not one.
+
+        Everything in the file is checked before it is used: a header of at most
+        MAX_HEADER bytes nested at most MAX_HEADER_DEPTH deep, a task and classes TurnLens
+        knows, counts and lengths that match, at most MAX_FEATURES features, and finite
+        weights and biases of at most MAX_WEIGHT (NaN or Infinity would reach every answer
+        and break JSON-RPC)."""
         try:
             if not data.startswith(MAGIC):
                 raise ModelError("not a TurnLens model file")
             pos = len(MAGIC)
             n = int.from_bytes(data[pos : pos + 4], "little")
-            header = json.loads(data[pos + 4 : pos + 4 + n].decode("utf-8"))
+            if n > MAX_HEADER:
+                raise ModelError(f"a header of {n:,} bytes (at most {MAX_HEADER:,})")
+            header = _header(data[pos + 4 : pos + 4 + n].decode("utf-8"))
             pos += 4 + n
             n = int.from_bytes(data[pos : pos + 4], "little")
             blob = data[pos + 4 : pos + 4 + n].decode("utf-8")
             pos += 4 + n
-            counts = header["counts"]
+            task = header.get("task")
+            known = known_classes(task) if isinstance(task, str) else None
+            if known is None or not isinstance(task, str):
+                raise ModelError(f"unknown task {_shown(task)} (known: {', '.join(PACKAGED)})")
+            classes = _classes(header.get("classes"), task, known)
+            counts = header.get("counts")
+            if not isinstance(counts, dict) or not all(_count(counts.get(kind)) for kind in KINDS):
+                raise ModelError("`counts` is not a count per feature kind")
+            size = sum(int(counts[kind]) for kind in KINDS)
+            if size > MAX_FEATURES:
+                raise ModelError(f"{size:,} features (at most {MAX_FEATURES:,})")
             flat = blob.split("\0") if blob else []
+            if size != len(flat):
+                raise ModelError("the vocabulary does not match its counts")
             keys: dict[str, list[str]] = {}
             start = 0
             for kind in KINDS:
                 keys[kind] = flat[start : start + int(counts[kind])]
                 start += int(counts[kind])
-            if start != len(flat):
-                raise ModelError("the vocabulary does not match its counts")
-            classes = tuple(str(c) for c in header["classes"])
+            if len(data) - pos != 4 * size * len(classes):
+                raise ModelError("the weights do not match the vocabulary")
             weights = array("f")
             weights.frombytes(data[pos:])
             if sys.byteorder != "little":  # pragma: no cover
                 weights.byteswap()
-            size = start
-            if len(weights) != size * len(classes):
-                raise ModelError("the weights do not match the vocabulary")
+            if weights and not _bounded(weights):
+                raise ModelError(f"weights that are not finite numbers of at most {MAX_WEIGHT:g}")
+            bias = header.get("bias")
+            if not isinstance(bias, list) or len(bias) != len(classes) or not _bounded(bias):
+                raise ModelError("`bias` is not one finite number per class")
+            dense_weight = header.get("dense_weight", 1.0)
+            if not _number(dense_weight) or not 0 < dense_weight <= MAX_WEIGHT:
+                raise ModelError(f"`dense_weight` is not a number above 0 and at most {MAX_WEIGHT:g}")
+            meta = header.get("meta", {})
+            pack = header.get("pack")
+            if not isinstance(meta, dict) or not isinstance(pack, str):
+                raise ModelError("`meta` is not an object or `pack` not a name")
             columns = [weights[k * size : (k + 1) * size] for k in range(len(classes))]
             return cls(
-                task=str(header["task"]),
+                task=task,
                 classes=classes,
-                pack=str(header["pack"]),
+                pack=pack,
                 keys=keys,
                 weights=columns,
-                bias=[float(b) for b in header["bias"]],
-                meta=dict(header.get("meta", {})),
+                bias=[float(b) for b in bias],
+                meta=meta,
                 pooling=str(header.get("pooling", "sqrt")),
-                dense_weight=float(header.get("dense_weight", 1.0)),
+                dense_weight=float(dense_weight),
             )
         except ModelError as exc:
             raise ModelError(f"{source}: {exc}") from None
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError, OverflowError) as exc:
             raise ModelError(f"{source}: not a valid TurnLens model file ({type(exc).__name__})") from None
+
+
+# Bounds of a model file's contents (see `Model.from_bytes`)
+MAX_HEADER = 1_000_000
+MAX_HEADER_DEPTH = 16
+MAX_FEATURES = 500_000
+MAX_WEIGHT = 1e6
+_CLASS_NAME = 40
+
+
+@cache
+def known_classes(task: object) -> tuple[str, ...] | None:
+    """The classes a model of `task` may name: those of the model shipped for it (read from its
+    header alone); None for a task TurnLens does not have."""
+    if task not in PACKAGED:
+        return None
+    data = _read_packaged_bytes(PACKAGED[str(task)])
+    n = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 4], "little")
+    header = json.loads(data[len(MAGIC) + 4 : len(MAGIC) + 4 + n].decode("utf-8"))
+    return tuple(str(c) for c in header["classes"])
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _CLASS_NAME else text[: _CLASS_NAME - 1] + "…"
+
+
+def _header(text: str) -> dict[str, Any]:
+    """The JSON header, an object nested at most MAX_HEADER_DEPTH deep."""
+    try:
+        header = json.loads(text)
+    except RecursionError:
+        raise ModelError(f"a header nested deeper than {MAX_HEADER_DEPTH} levels") from None
+    if not isinstance(header, dict):
+        raise ModelError("the header is not an object")
+    stack: list[tuple[Any, int]] = [(header, 0)]
+    while stack:
+        value, depth = stack.pop()
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if items is None:
+            continue
+        if depth >= MAX_HEADER_DEPTH:
+            raise ModelError(f"a header nested deeper than {MAX_HEADER_DEPTH} levels")
+        stack.extend((item, depth + 1) for item in items)
+    return header
+
+
+def _classes(raw: object, task: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    if not isinstance(raw, list) or len(raw) < 2 or len(set(map(repr, raw))) != len(raw):
+        raise ModelError("`classes` is not a list of two or more different names")
+    for name in raw:
+        if name not in known:
+            raise ModelError(f"unknown {task} class {_shown(name)} (known: {', '.join(known)})")
+    return tuple(raw)
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_FEATURES
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _bounded(values: Any) -> bool:
+    """Every value a finite number of at most MAX_WEIGHT in size (one pass in C for an array:
+    the sum, then the extremes)."""
+    if isinstance(values, array):  # any NaN or Infinity makes the sum one of them
+        if not math.isfinite(sum(values)):
+            return False
+        low: float = min(values)
+        high: float = max(values)
+        return low >= -MAX_WEIGHT and high <= MAX_WEIGHT
+    return all(_number(v) and abs(v) <= MAX_WEIGHT for v in values)
 
 
 def _read_packaged_bytes(filename: str) -> bytes:

@@ -3,8 +3,9 @@
 The client gives settings three ways: `initializationOptions` (filled by editors from
 user-level settings), a `didChangeConfiguration` push, and `workspace/configuration`
 answers per document (which include the workspace's own `.vscode/settings.json`). Router
-keys that decide whether prompts leave the machine are taken from the first only: a cloned
-repository cannot switch on a model back end or point it elsewhere.
+keys that decide whether prompts leave the machine, and which model files are loaded
+(`lsp.settings.TRUSTED_KEYS`), are taken from the first only: a cloned repository cannot
+switch on a model back end, point it elsewhere, or choose the model that labels its text.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from turnlens.lsp.documents import glob_problem
-from turnlens.lsp.settings import Settings, parse_settings
+from turnlens.lsp.settings import Settings, parse_settings, trusted_values, with_trusted
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR, SeparatorError, compile_separator
 
 # Router keys that decide whether prompts leave the machine: taken only from
@@ -47,6 +48,7 @@ class SettingsSources:
         self.say = say
         self.init_options: dict[str, Any] = {}
         self.trusted_router: dict[str, Any] = {}
+        self.trusted_settings: dict[str, Any] = {}  # lsp.settings.TRUSTED_KEYS (model files)
 
     def set_init_options(self, options: Any) -> None:
         opts = options if isinstance(options, Mapping) else {}
@@ -60,6 +62,7 @@ class SettingsSources:
             if isinstance(source, Mapping):
                 trusted.update({k: source[k] for k in TRUSTED_ROUTER_KEYS if k in source})
         self.trusted_router = trusted
+        self.trusted_settings = trusted_values(opts)
 
     def base_raw(self) -> dict[str, Any]:
         opts = self.init_options
@@ -88,6 +91,9 @@ class SettingsSources:
             else:
                 router[key] = trusted
         merged["router"] = router
+        merged, notes = with_trusted(merged, self.trusted_settings)
+        for note in notes:
+            self.say(note)
         return self._parsed(merged)
 
     def _parsed(self, raw: Mapping[str, Any]) -> Settings:

@@ -118,12 +118,13 @@ def hover_text(
     """
     st = _Style(markdown)
     c, route, unit = r.classification, r.route, r.unit
+    shown = st.plain(c.task_class)  # class names can come from a user's model file: text, not markup
     turn = f"turn {unit.index} of {n_units}" if n_units > 1 else "prompt"
     if who(r):  # a role read from a session file: its text, not Markdown
         turn = f"{st.plain(who(r))} {unit.index} of {n_units}"
     pinned = " · pinned by a directive" if c.pinned else ""
     out = [
-        f"{st.bold('TurnLens')} · {turn}: {st.bold(c.task_class)} — compress ≤{c.max_ratio}:1, "
+        f"{st.bold('TurnLens')} · {turn}: {st.bold(shown)} — compress ≤{c.max_ratio}:1, "
         f"{frozen_word(c)} ({st.code(c.verdict)}){pinned}",
         "",
     ]
@@ -133,8 +134,8 @@ def hover_text(
     if c.engine == "model" and c.probabilities:
         unsure = " — unsure" if c.unsure else ""
         second = c.runner_up()
-        then = f" Runner-up: {second[0]} {second[1]:.0%}." if second else ""
-        out += [f"Model: {st.bold(f'{c.confidence:.0%}')} {c.task_class}{unsure}.{then}", ""]
+        then = f" Runner-up: {st.plain(second[0])} {second[1]:.0%}." if second else ""
+        out += [f"Model: {st.bold(f'{c.confidence:.0%}')} {shown}{unsure}.{then}", ""]
         ranked = sorted(c.probabilities.items(), key=lambda kv: -kv[1])
         out += _table(
             st,
@@ -148,7 +149,7 @@ def hover_text(
     out.append(f"{_count(c.words, 'word')}, {_count(c.lines, 'line')}.")
     if c.phrases or c.features:
         out.append("")
-        out.append(f"What pushed it toward {c.task_class}:")
+        out.append(f"What pushed it toward {shown}:")
         if c.phrases:
             for ph in c.phrases:
                 where = _line(first_line, ph.line) if first_line else f"message line {ph.line}"
@@ -189,7 +190,7 @@ def _table(st: _Style, head: tuple[str, ...], rows: list[tuple[str, ...]], winne
     if st.markdown:
         out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
         for name, *cells in rows:
-            mark = f"**{name}**" if name == winner else name
+            mark = f"**{escape(name)}**" if name == winner else escape(name)
             out.append("| " + " | ".join([mark, *cells]) + " |")
         return out
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]

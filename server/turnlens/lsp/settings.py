@@ -103,9 +103,11 @@ _LEAVES: dict[str, dict[str, Any]] = {
         "type": "array",
         "items": {"type": "string"},
         "default": [],
-        "markdownDescription": "Model files made by `turnlens train` (relative paths are resolved against "
-        "the workspace folder): a `classes` model decides the task class with the `default` pack, a "
-        "`router` model is the router's embedded labeler. Empty: the models shipped with TurnLens.",
+        "x-scope": "machine",
+        "markdownDescription": "Model files made by `turnlens train` (user settings only: a workspace "
+        "cannot choose them; relative paths are resolved against the workspace folder): a `classes` "
+        "model decides the task class with the `default` pack, a `labels` model is the router's "
+        "embedded labeler. Empty: the models shipped with TurnLens.",
     },
     "budget": {
         "type": "integer",
@@ -257,6 +259,43 @@ def settings_markdown() -> str:
         scope = "client" if leaf.get("x-client") else leaf.get("x-scope", "resource")
         rows.append(f"| `turnlens.{key}` | {kind} | `{shown}` | {scope} | {desc} |")
     return "\n".join(rows) + "\n"
+
+
+# Settings a workspace cannot set (x-scope machine): which model files are loaded is the user's
+# choice, as is the router's back end (lsp/server.py TRUSTED_ROUTER_KEYS). The server takes them
+# from initializationOptions only (`userSettings` over `settings`).
+TRUSTED_KEYS = ("models",)
+
+
+def trusted_values(init_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The trusted-only settings as initializationOptions give them."""
+    out: dict[str, Any] = {}
+    settings = init_options.get("settings", init_options)
+    for source in (settings, init_options.get("userSettings")):
+        if isinstance(source, Mapping):
+            for key in TRUSTED_KEYS:
+                value = _lookup(source, key)
+                if value is not _MISSING:
+                    out[key] = value
+    return out
+
+
+def with_trusted(merged: Mapping[str, Any], trusted: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """`merged` (settings with a workspace's answer merged in) with each trusted-only key set to
+    its trusted value, or removed; one message per key a workspace tried to change."""
+    out = dict(merged)
+    notes = []
+    for key in TRUSTED_KEYS:
+        wanted = _lookup(out, key)
+        out.pop(key, None)
+        out.pop(f"turnlens.{key}", None)
+        if key in trusted:
+            out[key] = trusted[key]
+        if wanted is not _MISSING and wanted not in (None, [], trusted.get(key, [])):
+            notes.append(
+                f"turnlens.{key} from workspace settings is ignored: it is read from user settings only"
+            )
+    return out, notes
 
 
 @dataclass(frozen=True)

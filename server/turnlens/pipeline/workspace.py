@@ -7,7 +7,7 @@ editor settings (a command, a batch job, the API) builds its `Profile` with
 `profile_for_pack`. Results then come from `pipeline.analyze`.
 
 Everything a workspace names is untrusted. Rules and model files are read with a bound
-(`userfiles`), kept by version (mtime and size, failures too, so a bad file is read once,
+(`userfiles`, `learn.modelfile`), kept by version (mtime and size, failures too, so a bad file is read once,
 not on every open), and a file that cannot be used leaves the built-in pack or the shipped
 model in charge, with one message through `say`. Which router settings may come from a
 workspace at all is decided where settings arrive (`lsp.config`, `TRUSTED_ROUTER_KEYS`); the
@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from turnlens import userfiles
 from turnlens.classifier import classify
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack, with_model
+from turnlens.learn.modelfile import ModelCache, model_path
 from turnlens.pipeline.analyze import Analyzed, UnitCache, UnitResult
 from turnlens.pipeline.formats import AUTO, Edit, NotATranscript, Problem
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
@@ -37,7 +38,6 @@ from turnlens.router.settings import RouterSettings
 log = logging.getLogger("turnlens")
 
 MAX_PACKS_KEPT = 32
-MAX_MODELS_KEPT = 32
 MAX_MODELLED_KEPT = 64
 
 #: where a message goes: its text, and whether it is an error (else a warning)
@@ -144,7 +144,7 @@ class Workspace:
     def __init__(self, say: Say | None = None) -> None:
         self._say = say or _log_say
         self._packs: dict[tuple[str, str, int, int], RulePack] = {}
-        self._models: dict[tuple[str, float], Any] = {}
+        self._models = ModelCache()
         self._modelled: dict[tuple[int, int], tuple[RulePack, Any, RulePack]] = {}
         self.routers: dict[RouterSettings, Router] = {}
 
@@ -212,30 +212,20 @@ class Workspace:
         return pack
 
     def user_models(self, paths: Iterable[str], folder: str | None) -> dict[str, Any]:
-        """The `turnlens.models` files by task (`classes`, `labels`), read once per change."""
+        """The `turnlens.models` files by task (`classes`, `labels`), read once per version
+        (`learn.modelfile`: bounded reads, validation, one version per file kept)."""
         from turnlens.learn.model import ModelError
 
         out: dict[str, Any] = {}
         for raw in paths:
-            file = Path(raw).expanduser()
-            if not file.is_absolute() and folder:
-                file = Path(folder) / file
             try:
-                key = (str(file), file.stat().st_mtime)
-            except OSError:
-                self.say(f"turnlens.models: {file}: no such file; using the shipped model")
+                model = self._models.load(model_path(raw, folder))
+            except ModelError as exc:
+                self.say(f"turnlens.models: {shown(str(exc))}; using the shipped model", error=True)
                 continue
-            model = self._models.get(key)
-            if model is None:
-                try:
-                    model = userfiles.load_model_file(file)
-                except ModelError as exc:
-                    self.say(f"turnlens.models: {exc}; using the shipped model", error=True)
-                    continue
-                if len(self._models) >= MAX_MODELS_KEPT:
-                    self._models.clear()
-                self._models[key] = model
             out[model.task] = model
+        live = {id(m) for m in self._models.models()}  # packs built on models no longer loaded go
+        self._modelled = {k: v for k, v in self._modelled.items() if id(v[1]) in live}
         return out
 
     def with_user_model(self, pack: RulePack, models: Mapping[str, Any]) -> RulePack:
@@ -395,10 +385,18 @@ def command_line_models(paths: list[str]) -> dict[str, Any]:
     ModelError when one cannot be used."""
     import os
 
+    from turnlens.learn.model import ModelError
+    from turnlens.learn.modelfile import load_model_file
+
+    source = "--model"
     if not paths:
+        source = "TURNLENS_MODELS"
         paths = [p for p in os.environ.get("TURNLENS_MODELS", "").split(os.pathsep) if p]
     models: dict[str, Any] = {}
     for raw in paths:
-        model = userfiles.load_model_file(Path(raw))
+        try:
+            model = load_model_file(model_path(raw))
+        except ModelError as exc:
+            raise ModelError(f"{source}: {shown(str(exc))}") from None
         models[model.task] = model
     return models
