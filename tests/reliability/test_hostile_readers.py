@@ -19,6 +19,8 @@ from tests.formats.common import FIXTURES
 from turnlens.pipeline.analyze import analyze
 from turnlens.pipeline.formats.jsonspan import MAX_DEPTH
 
+from .conftest import Spawn
+
 DEEP = "[" * 900 + "]" * 900  # a value only 900 deep: Python's walk of it used to overflow
 
 JSONL_FIXTURES = [
@@ -135,3 +137,20 @@ def test_a_byte_order_mark_is_skipped_in_a_streamed_session(tmp_path: Path) -> N
     assert first[1] == 1 and first[2].startswith("{")
     done = _cli("check", str(path))
     assert "not valid JSON" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+async def test_server_publishes_diagnostics_and_a_session_map_for_a_too_deep_session(
+    spawn: Spawn, tmp_path: Path
+) -> None:
+    text = _with_deep_line((FIXTURES / JSONL_FIXTURES[0]).read_text(encoding="utf-8"))
+    server = await spawn()
+    await server.initialize(folders=[str(tmp_path)])
+    uri = (tmp_path / "deep.jsonl").as_uri()
+    server.open(uri, text, language="jsonl")
+    diags = await server.wait_diagnostics(uri, timeout=30)
+    units = [d for d in diags if d.get("code") != "format"]
+    assert len(units) == len(_texts(str(FIXTURES / JSONL_FIXTURES[0]), text)) > 0
+    assert any("nested deeper" in d["message"] and d["range"]["start"]["line"] == 1 for d in diags), diags
+    answer = await server.request("turnlens/sessionMap", {"uri": uri}, timeout=30)
+    assert "result" in answer and len(answer["result"]["map"]["units"]) == len(units), answer
+    assert "Traceback" not in server.stderr_text(), server.stderr_text()[-3000:]
