@@ -245,3 +245,36 @@ async def test_server_does_not_keep_old_versions_of_a_rewritten_model(spawn: Spa
     # 30 versions of a 0.6 MB model: ~90 MB kept before; one version (and allocator noise) now
     assert grown < 30_000, rss
     assert "Traceback" not in server.stderr_text()
+
+
+def test_class_names_are_text_in_hover() -> None:
+    """Class names a model answers with are validated against the known classes; the hover
+    shows them as text all the same, so none can carry a link, image or heading."""
+    from dataclasses import replace
+
+    from turnlens.lsp.labels import hover_markdown
+    from turnlens.pipeline.analyze import analyze
+
+    result = analyze("please review this diff").results[0]
+    evil = "![x](http://e/p.png)"
+    c = result.classification._replace(
+        task_class=evil, engine="model", probabilities={evil: 0.9, "code": 0.1}, scores={evil: 1}
+    )
+    text = hover_markdown(replace(result, classification=c), 1, 1)
+    assert evil not in text and "\\!\\[x\\]\\(http\\:" in text
+
+
+def test_security_doc_states_the_bounds_the_code_has() -> None:
+    from turnlens.learn.model import MAX_FEATURES
+    from turnlens.pipeline.formats.jsonl import MAX_LINE_CHARS
+    from turnlens.pipeline.formats.jsonspan import MAX_DEPTH
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text(encoding="utf-8")
+    for figure in (
+        f"{MAX_MODEL_FILE / 1e6:g} MB",
+        f"{MAX_HEADER_DEPTH} levels",
+        f"{MAX_FEATURES:,} features",
+        f"{MAX_DEPTH} levels",
+        f"{MAX_LINE_CHARS >> 20} MiB",
+    ):
+        assert figure in doc, figure
