@@ -17,7 +17,7 @@ import pytest
 from turnlens.learn.model import MAX_HEADER_DEPTH, Model, ModelError, packaged_model
 from turnlens.learn.modelfile import MAX_MODEL_FILE, ModelCache, load_model_file, model_path
 
-from .conftest import Spawn
+from .conftest import Spawn, report
 from .rawlsp import rss_kib
 
 MAGIC = b"TURNLENS-MODEL-1\n"
@@ -242,6 +242,7 @@ async def test_server_does_not_keep_old_versions_of_a_rewritten_model(spawn: Spa
         server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         rss[i] = rss_kib(server.proc.pid)
     grown = rss[35] - rss[5]
+    report(f"a model file rewritten 30 times: server RSS grew {grown / 1024:.1f} MB (limit 29 MB)")
     # 30 versions of a 0.6 MB model: ~90 MB kept before; one version (and allocator noise) now
     assert grown < 30_000, rss
     assert "Traceback" not in server.stderr_text()

@@ -15,6 +15,8 @@ from pathlib import Path
 from turnlens.pipeline.formats.jsonspan import loads_spanned
 from turnlens.userfiles import jsonl_lines
 
+from .conftest import report
+
 MB = 1024 * 1024
 
 
@@ -82,5 +84,6 @@ def test_check_of_a_session_with_a_huge_message_stays_near_its_size(tmp_path: Pa
     big.write_text("\n".join([_record("first prompt"), _record(body), _record("last one")]) + "\n")
     size = big.stat().st_size
     grown = (_check_rss_kb(big) - _check_rss_kb(small)) * 1024
+    report(f"check of a {size / 1e6:.1f} MB one-message session: +{grown / 1e6:.0f} MB peak RSS (limit 8x)")
     # documented bound: a streamed session costs at most ~8 times its longest line (it was 120)
     assert grown < 8 * size, (grown, size)
