@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 import time
+import weakref
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 from turnlens.core.literals import cache_key, fold, required_literals
@@ -568,22 +570,29 @@ def _set_input(text: str) -> bytes | None:
         return None
 
 
-_MATCHERS: dict[int, tuple[tuple[Rule, ...], tuple[str, ...], _PackMatcher]] = {}
+_MATCHERS: dict[int, tuple[weakref.ref[RulePack], _PackMatcher]] = {}
 
 
 def _matcher(pack: RulePack) -> _PackMatcher:
-    """The compiled matcher of a pack's rules, by identity (hashing a pack walks every rule).
+    """The compiled matcher of a pack, by identity (hashing a pack walks every rule).
 
-    Keyed by the rules, not the pack: packs that differ only in their model (a user's model
-    file, read again after each change) share one matcher, and the cache holds no model."""
-    rules, categories = pack.rules, pack.categories
-    entry = _MATCHERS.get(id(rules))
-    if entry is None or entry[0] is not rules or entry[1] is not categories:
+    The cache holds the pack weakly: a pack nobody uses any more (one made for a version of a
+    user's model file that has since changed) goes, with its model and its matcher."""
+    key = id(pack)
+    entry = _MATCHERS.get(key)
+    if entry is None or entry[0]() is not pack:
         if len(_MATCHERS) > 64:
             _MATCHERS.clear()
-        entry = (rules, categories, _PackMatcher(pack))
-        _MATCHERS[id(rules)] = entry
-    return entry[2]
+        entry = (weakref.ref(pack, partial(_forget, key)), _PackMatcher(pack))
+        _MATCHERS[key] = entry
+    return entry[1]
+
+
+def _forget(key: int, ref: weakref.ref[RulePack]) -> None:
+    """A cached pack was collected: its matcher goes too (unless the key holds another by now)."""
+    entry = _MATCHERS.get(key)
+    if entry is not None and entry[0] is ref:
+        del _MATCHERS[key]
 
 
 def _signal(rule: Rule, text: str, span: tuple[int, int], words: int, lines: int) -> Signal:

@@ -81,7 +81,18 @@ class RulePack:
     `turnlens.learn.model.Model` (a user's `--model`), or None (the rules decide).
     """
 
-    __slots__ = ("categories", "description", "fallback", "model", "name", "rules", "source", "warnings")
+    # __weakref__: the engine's cache of compiled matchers lets go of a pack nobody holds
+    __slots__ = (
+        "__weakref__",
+        "categories",
+        "description",
+        "fallback",
+        "model",
+        "name",
+        "rules",
+        "source",
+        "warnings",
+    )
 
     name: str
     categories: tuple[str, ...]
