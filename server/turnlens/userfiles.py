@@ -1,21 +1,25 @@
-"""Finding and reading users' rule files (`--rules PATH`, `.turnlens.toml`).
+"""Finding and reading users' files: rule files (`--rules PATH`, `.turnlens.toml`), model
+files (`turnlens.models`, `--model`, `$TURNLENS_MODELS`), JSON Lines sessions line by line.
 
-This is the I/O the core leaves to its callers: the CLI and the language server
-read files here and hand text to `turnlens.core.rules.parse_pack`.
+This is the I/O the core and `learn` leave to their callers: the CLI, the pipeline and the
+language server read files here, with bounds, and hand text to
+`turnlens.core.rules.parse_pack` or bytes to `turnlens.learn.model.Model.from_bytes`.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack, parse_pack
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pathlib too: every `turnlens classify` imports this module
     from collections.abc import Callable, Iterator
     from pathlib import Path
 
+    from turnlens.learn.model import Model, ModelError
     from turnlens.pipeline.formats.jsonl import Line
 
 PROJECT_FILE = ".turnlens.toml"
@@ -130,6 +134,113 @@ def load_rules_file(path: Path, base: RulePack | None = None) -> RulePack:
     return parse_pack(text, str(path), base=base, strict=False, user=True)
 
 
+# --- model files ------------------------------------------------------------------------------
+# A model file is data from wherever a path points: it is read as rules files are (a regular
+# file only, so a FIFO or `/dev/stdin` cannot block and `/dev/zero` is refused unread; its size
+# checked before and while reading), then validated by `Model.from_bytes` (finite weights,
+# matching lengths, known classes, a shallow header). Every problem is a ModelError naming the
+# file. A long-running process keeps models in a ModelCache: one version per path, and at most
+# MAX_CACHED_BYTES of model files in all, so rewriting a model file again and again costs
+# nothing that stays.
+
+#: the largest model file read (the shipped ones are under 1 MB; loaded, a model takes about
+#: six times its file's size)
+MAX_MODEL_FILE = 16_000_000
+#: at most this many bytes of model files are kept loaded by a long-running process
+MAX_CACHED_BYTES = 48_000_000
+
+
+def model_path(raw: str, folder: str | None = None) -> Path:
+    """The file a model setting names: `~` expanded, relative to `folder`; ModelError for a
+    path that cannot name a file (a NUL, an unknown `~user`, an empty string)."""
+    from pathlib import Path
+
+    from turnlens.learn.model import ModelError
+
+    if not raw or not raw.strip():
+        raise ModelError("an empty path")
+    if "\0" in raw:
+        raise ModelError(f"{raw!r}: a path cannot hold a NUL character")
+    try:
+        path = Path(raw).expanduser()
+    except RuntimeError:  # `~nobody`: no such user, no home folder
+        raise ModelError(f"{raw}: no such user's home folder") from None
+    if not path.is_absolute() and folder:
+        path = Path(folder) / path
+    return path
+
+
+def load_model_file(path: Path | str) -> Model:
+    """A model made by `turnlens train`, read with a bound and validated; raises ModelError."""
+    from turnlens.learn.model import Model, ModelError
+
+    try:
+        data = read_limited(path, MAX_MODEL_FILE)
+    except ReadProblem as exc:
+        raise ModelError(f"{path}: cannot read: {exc}") from None
+    except (ValueError, OSError) as exc:  # a NUL, a name too long
+        raise ModelError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    return Model.from_bytes(data, str(path))
+
+
+class ModelCache:
+    """Loaded model files by path, for a process that lives long (the language server).
+
+    A file is read again when its modification time or size changes, and the old version is
+    dropped at once; failures are kept too (so a bad file is not read on every request); and
+    the least recently used files are dropped when the cache holds more than
+    MAX_CACHED_BYTES of model files."""
+
+    def __init__(self, max_bytes: int = MAX_CACHED_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, tuple[tuple[int, int], Model | ModelError, int]] = OrderedDict()
+        # (mtime, size) of the file, the model or the error reading it, and the bytes it counts
+
+    def load(self, path: Path) -> Model:
+        """The model at `path` (the cached one while the file is unchanged); ModelError."""
+        from turnlens.learn.model import Model, ModelError, ModelMissing
+
+        key = str(path)
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError) as exc:
+            self._entries.pop(key, None)
+            if isinstance(exc, FileNotFoundError):
+                raise ModelMissing(f"{path}: no such file") from None
+            raise ModelError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+        version = (info.st_mtime_ns, info.st_size)
+        entry = self._entries.get(key)
+        if entry is None or entry[0] != version:
+            self._entries.pop(key, None)  # the old version goes before the new one is read
+            outcome: Model | ModelError
+            try:
+                outcome = load_model_file(path)
+            except ModelError as exc:
+                outcome = exc
+            entry = (version, outcome, info.st_size if isinstance(outcome, Model) else 0)
+            self._entries[key] = entry
+            self._shrink(keep=key)
+        self._entries.move_to_end(key)
+        if isinstance(entry[1], ModelError):
+            raise entry[1]
+        return entry[1]
+
+    def _shrink(self, keep: str) -> None:
+        while sum(e[2] for e in self._entries.values()) > self.max_bytes and len(self._entries) > 1:
+            oldest = next(k for k in self._entries if k != keep)
+            del self._entries[oldest]
+
+    def models(self) -> list[Model]:
+        """The models loaded now (to let go of anything built from older ones)."""
+        return [e[1] for e in self._entries.values() if not isinstance(e[1], Exception)]
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 def read_shipped_corpus(task: str) -> str:
     """The training rows shipped with TurnLens for `task` (`classes` or `labels`), as JSONL text."""
     from turnlens.learn.dataset import shipped_files
@@ -138,6 +249,20 @@ def read_shipped_corpus(task: str) -> str:
 
 
 _KEEP_OFFSETS = 4096
+#: a streamed JSON Lines line longer than this many bytes is passed over unread
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+class Overlong(str):
+    """A line over the limit that `jsonl_lines` passed over unread: it stands for the line
+    (empty text) and says how many characters it had; the readers report it."""
+
+    chars: int
+
+    def __new__(cls, chars: int) -> Overlong:
+        line = super().__new__(cls, "")
+        line.chars = chars
+        return line
 
 
 def jsonl_lines(
@@ -153,13 +278,11 @@ def jsonl_lines(
     ~4,096, for positions); `on_invalid_utf8` is called once, at the end, when bytes that are
     not UTF-8 were replaced.
 
-    A line over `limit` bytes (default: the readers' line limit, 64 MiB) is never held: its
-    first `limit` bytes are read, the rest is passed over in 1 MiB pieces, and it comes as an
+    A line over `limit` bytes (default MAX_LINE_BYTES, 64 MiB) is never held: its first
+    `limit` bytes are read, the rest is passed over in 1 MiB pieces, and it comes as an
     `Overlong` text that the readers report. Memory stays within a few times the limit,
     whatever the file's longest line."""
-    from turnlens.pipeline.formats import jsonl
-
-    cap = jsonl.MAX_LINE_CHARS if limit is None else limit
+    cap = MAX_LINE_BYTES if limit is None else limit
     pending: Line | None = None
     pos = 0
     bad = False
@@ -177,7 +300,7 @@ def jsonl_lines(
                     raw = f.readline(_CHUNK)
                     chars += _chars(raw)
                 pos += chars
-                line: str = jsonl.Overlong(chars - _breaks(raw))
+                line: str = Overlong(chars - _breaks(raw))
                 if offsets is not None:
                     offsets[number] = start
                 if pending is not None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from turnlens.learn.model import MAX_HEADER_DEPTH, Model, ModelError, packaged_model
-from turnlens.learn.modelfile import MAX_MODEL_FILE, ModelCache, load_model_file, model_path
+from turnlens.userfiles import MAX_MODEL_FILE, ModelCache, load_model_file, model_path
 
 from .conftest import Spawn, report
 from .rawlsp import rss_kib

@@ -32,6 +32,10 @@ class ModelError(ValueError):
     """A model file that cannot be used; the message says why."""
 
 
+class ModelMissing(ModelError):
+    """A model file that is not there (a warning, where a file that is there but bad is an error)."""
+
+
 class Contribution(NamedTuple):
     """One feature's push toward a class: its kind, key and signed weight (in logit units).
 

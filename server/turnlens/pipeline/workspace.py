@@ -7,7 +7,7 @@ editor settings (a command, a batch job, the API) builds its `Profile` with
 `profile_for_pack`. Results then come from `pipeline.analyze`.
 
 Everything a workspace names is untrusted. Rules and model files are read with a bound
-(`userfiles`, `learn.modelfile`), kept by version (mtime and size, failures too, so a bad file is read once,
+(`userfiles`), kept by version (mtime and size, failures too, so a bad file is read once,
 not on every open), and a file that cannot be used leaves the built-in pack or the shipped
 model in charge, with one message through `say`. Which router settings may come from a
 workspace at all is decided where settings arrive (`lsp.config`, `TRUSTED_ROUTER_KEYS`); the
@@ -26,7 +26,6 @@ from typing import Any, Protocol
 from turnlens import userfiles
 from turnlens.classifier import classify
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack, with_model
-from turnlens.learn.modelfile import ModelCache, model_path
 from turnlens.pipeline.analyze import Analyzed, UnitCache, UnitResult
 from turnlens.pipeline.formats import AUTO, Edit, NotATranscript, Problem
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
@@ -34,6 +33,7 @@ from turnlens.pipeline.profile import DEFAULT_ROUTE_ROLES, Profile
 from turnlens.router.resolve import Route, resolve_offline
 from turnlens.router.service import Router
 from turnlens.router.settings import RouterSettings
+from turnlens.userfiles import ModelCache, model_path
 
 log = logging.getLogger("turnlens")
 
@@ -213,15 +213,16 @@ class Workspace:
 
     def user_models(self, paths: Iterable[str], folder: str | None) -> dict[str, Any]:
         """The `turnlens.models` files by task (`classes`, `labels`), read once per version
-        (`learn.modelfile`: bounded reads, validation, one version per file kept)."""
-        from turnlens.learn.model import ModelError
+        (`userfiles.ModelCache`: bounded reads, validation, one version per file kept)."""
+        from turnlens.learn.model import ModelError, ModelMissing
 
         out: dict[str, Any] = {}
         for raw in paths:
             try:
                 model = self._models.load(model_path(raw, folder))
             except ModelError as exc:
-                self.say(f"turnlens.models: {shown(str(exc))}; using the shipped model", error=True)
+                missing = isinstance(exc, ModelMissing)
+                self.say(f"turnlens.models: {shown(str(exc))}; using the shipped model", error=not missing)
                 continue
             out[model.task] = model
         live = {id(m) for m in self._models.models()}  # packs built on models no longer loaded go
@@ -386,7 +387,6 @@ def command_line_models(paths: list[str]) -> dict[str, Any]:
     import os
 
     from turnlens.learn.model import ModelError
-    from turnlens.learn.modelfile import load_model_file
 
     source = "--model"
     if not paths:
@@ -395,7 +395,7 @@ def command_line_models(paths: list[str]) -> dict[str, Any]:
     models: dict[str, Any] = {}
     for raw in paths:
         try:
-            model = load_model_file(model_path(raw))
+            model = userfiles.load_model_file(model_path(raw))
         except ModelError as exc:
             raise ModelError(f"{source}: {shown(str(exc))}") from None
         models[model.task] = model

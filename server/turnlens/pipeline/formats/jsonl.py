@@ -22,20 +22,9 @@ from turnlens.pipeline.formats.base import (
 )
 from turnlens.pipeline.formats.jsonspan import BOM, JStr, SpanError, TooDeep, loads, loads_spanned
 from turnlens.pipeline.units import Unit
+from turnlens.userfiles import MAX_LINE_BYTES, Overlong
 
 MAX_LINE_CHARS = 64 * 1024 * 1024  # longer lines are reported and passed over
-
-
-class Overlong(str):
-    """A line over the limit that a streaming reader passed over unread: it stands for the
-    line (empty text) and says how many characters it had."""
-
-    chars: int
-
-    def __new__(cls, chars: int) -> Overlong:
-        line = super().__new__(cls, "")
-        line.chars = chars
-        return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +90,7 @@ def iter_records(
 def _parse(line: str, *, last: bool) -> Any:
     """The spanned object, _CUT for a cut last line, or a problem message."""
     if isinstance(line, Overlong):
-        return f"line of {line.chars:,} characters passed over (limit {MAX_LINE_CHARS:,} bytes)"
+        return f"line of {line.chars:,} characters passed over (limit {MAX_LINE_BYTES:,} bytes)"
     if len(line) > MAX_LINE_CHARS:
         return f"line of {len(line):,} characters passed over (limit {MAX_LINE_CHARS:,})"
     try:
