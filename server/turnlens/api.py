@@ -55,7 +55,7 @@ def classify_unit(
     unit: Unit, pack: RulePack | str | None = None, *, explain: bool = False
 ) -> _classifier.Classification:
     """Classify a unit, honouring its `<!-- turnlens: class=… -->` pin."""
-    return _classifier.classify(unit.text, resolve_pack(pack), explain=explain, pin=unit.pin)
+    return _classifier.classify(unit.text, resolve_pack(pack), explain=explain, pin=unit.pin, kind=unit.kind)
 
 
 def plan(
@@ -71,7 +71,11 @@ def plan(
         analyzed = _analyze(units, profile_for_pack(resolved, separator=separator))
         return _plan.plan([r.classification for r in analyzed.results], budget)
     todo = [u for u in units if not isinstance(u, _classifier.Classification)]
-    done = iter(_classifier.classify_many([u.text for u in todo], resolved, [u.pin for u in todo]))
+    done = iter(
+        _classifier.classify_many(
+            [u.text for u in todo], resolved, [u.pin for u in todo], [u.kind for u in todo]
+        )
+    )
     results = [u if isinstance(u, _classifier.Classification) else next(done) for u in units]
     return _plan.plan(results, budget)
 

@@ -14,7 +14,7 @@ views, the CLI) asks here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from turnlens.core.classes import task_class
 from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class
@@ -25,7 +25,15 @@ if TYPE_CHECKING:
     from turnlens.learn.model import Contribution, Model
     from turnlens.learn.phrases import Phrase
 
-__all__ = ["Classification", "classify", "classify_many", "from_model", "model_of", "user_decision"]
+__all__ = [
+    "Classification",
+    "classify",
+    "classify_many",
+    "classify_unit",
+    "from_model",
+    "model_of",
+    "user_decision",
+]
 
 
 def model_of(pack: RulePack) -> Model | None:
@@ -62,13 +70,22 @@ def user_decision(result: Score, pack: RulePack) -> tuple[str, tuple[str, ...]] 
 
 
 def from_model(
-    text: str, result: Score, model: Model, *, explain: bool = False, top: int = 8
+    text: str,
+    result: Score,
+    model: Model,
+    *,
+    explain: bool = False,
+    top: int = 8,
+    allowed: tuple[str, ...] | None = None,
 ) -> Classification:
-    """The model's answer; with `explain`, the features that pushed it and each rule's weight."""
+    """The model's answer (among the `allowed` classes, when a unit's kind limits them); with
+    `explain`, the features that pushed it and each rule's weight."""
     from turnlens.learn.infer import features_from_score
 
     features = features_from_score(text, result)
     prediction = model.predict(features)
+    if allowed is not None and prediction.label not in allowed:
+        prediction = model.restrict(prediction, allowed)
     contributions: tuple[Contribution, ...] = ()
     rule_weights: dict[str, float] | None = None
     found: tuple[Phrase, ...] = ()
@@ -99,8 +116,11 @@ def classify(
     *,
     explain: bool = False,
     pin: str | None = None,
+    kind: str | None = None,
 ) -> Classification:
-    """Classify one prompt or turn. `pin` forces the class (an inline override)."""
+    """Classify one prompt or turn. `pin` forces the class (an inline override); `kind` is a
+    session unit's kind (tool_call, tool_result, thinking…), which limits the classes the
+    model may answer (turnlens.core.kinds); the rules engines read the text alone."""
     pack = pack or builtin_pack("default")
     result = score(text, pack, explain=explain)
     model = model_of(pack) if pin is None else None
@@ -110,19 +130,39 @@ def classify(
     if user is not None:
         name, fired = user
         return of_class(name, result, overridden_by=fired)
-    return from_model(text, result, model, explain=explain)
+    allowed = None
+    if kind is not None:
+        from turnlens.core.kinds import allowed_classes
+
+        allowed = allowed_classes(kind, text)
+    return from_model(text, result, model, explain=explain, allowed=allowed)
+
+
+def classify_unit(
+    text: str, kind: str | None, pack: RulePack | None = None, **options: Any
+) -> Classification:
+    """A session unit's class, its kind as evidence (see `classify`)."""
+    return classify(text, pack, kind=kind, **options)
 
 
 def classify_many(
-    texts: Iterable[str], pack: RulePack | None = None, pins: Sequence[str | None] | None = None
+    texts: Iterable[str],
+    pack: RulePack | None = None,
+    pins: Sequence[str | None] | None = None,
+    kinds: Sequence[str | None] | None = None,
 ) -> list[Classification]:
     """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
     of a transcript: a pack without a model shares the rules' answers between texts that fire
     the same rules (`core.classify.classify_rules_many`); a model reads each text itself."""
     pack = pack or builtin_pack("default")
-    if pack.model is None:
-        return classify_rules_many(texts, pack, pins)
     texts = list(texts)
+    if kinds is not None and len(kinds) != len(texts):
+        raise ValueError("classify_many: one kind (or None) per text")
+    if pack.model is None:  # the rules read the text alone
+        return classify_rules_many(texts, pack, pins)
     if pins is not None and len(pins) != len(texts):
         raise ValueError("classify_many: one pin (or None) per text")
-    return [classify(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
+    return [
+        classify(t, pack, pin=pins[i] if pins else None, kind=kinds[i] if kinds else None)
+        for i, t in enumerate(texts)
+    ]

@@ -92,14 +92,15 @@ def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
     roles = _column(batch, names, "role")
     kinds = _column(batch, names, "kind")
     pins = _column(batch, names, "pin")
-    distinct = list(dict.fromkeys(zip(texts, pins, strict=True)))
-    classes = dict(
-        zip(distinct, classify_many([t for t, _ in distinct], pack, [p for _, p in distinct]), strict=True)
+    distinct = list(dict.fromkeys(zip(texts, pins, kinds, strict=True)))
+    answers = classify_many(
+        [t for t, _, _ in distinct], pack, [p for _, p, _ in distinct], [k for _, _, k in distinct]
     )
+    classes = dict(zip(distinct, answers, strict=True))
     routes: dict[str, tuple[Any, ...]] = {}
     out: list[list[Any]] = [[] for _ in _LABEL_NAMES]
     for text, role, kind, pin in zip(texts, roles, kinds, pins, strict=True):
-        c = classes[(text, pin)]
+        c = classes[(text, pin, kind)]
         confidence = getattr(c, "confidence", None)  # the learned classifier gives one
         if profile.routes(role, kind):
             route = routes.get(text)

@@ -86,8 +86,14 @@ class Model:
         meta: dict[str, Any] | None = None,
         pooling: str = "sqrt",
         dense_weight: float = 1.0,
+        temperature: float = 1.0,
     ) -> None:
         self.dense_weight = dense_weight
+        if not (0.05 <= temperature <= 20.0) or math.isnan(temperature):
+            raise ModelError(f"temperature {temperature!r} out of range")
+        # confidence calibration: probabilities are softmax(logits / temperature), fitted on
+        # real text after training (the answer never changes, only how sure it says it is)
+        self.temperature = temperature
         if pooling not in ("sqrt", "mean"):
             raise ModelError(f"unknown pooling {pooling!r}")
         self.pooling = pooling
@@ -156,12 +162,27 @@ class Model:
     def predict(self, features: Features) -> Prediction:
         logits = self.logits(features)
         top = max(logits)
-        exps = [math.exp(v - top) for v in logits]
+        t = self.temperature
+        exps = [math.exp((v - top) / t) for v in logits]
         total = sum(exps)
         probs = {c: e / total for c, e in zip(self.classes, exps, strict=True)}
         # ties (never in practice) go to the class listed first: the stricter one
         best = max(range(len(self.classes)), key=lambda i: (logits[i], -i))
         return Prediction(self.classes[best], probs[self.classes[best]], probs)
+
+    @staticmethod
+    def restrict(prediction: Prediction, allowed: tuple[str, ...]) -> Prediction:
+        """The most probable of the `allowed` classes, its probability renormalised over them
+        (a session unit's kind rules the others out)."""
+        probs = {c: p for c, p in prediction.probabilities.items() if c in allowed}
+        total = sum(probs.values())
+        if not probs or total <= 0:
+            return prediction
+        probs = {c: p / total for c, p in probs.items()}
+        # ties go to the class listed first in the model (the stricter one)
+        best = max(probs, key=lambda c: (probs[c], -list(prediction.probabilities).index(c)))
+        full = {c: probs.get(c, 0.0) for c in prediction.probabilities}
+        return Prediction(best, probs[best], full)
 
     # -- explanations ----------------------------------------------------------------------
 
@@ -219,6 +240,8 @@ class Model:
             "pooling": self.pooling,
             "dense_weight": self.dense_weight,
         }
+        if self.temperature != 1.0:
+            header["temperature"] = self.temperature
         head = json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8")
         keys = "\0".join(key for kind in KINDS for key in self._keys.get(kind, [])).encode("utf-8")
         weights = array("f")
@@ -300,6 +323,7 @@ class Model:
                 meta=meta,
                 pooling=str(header.get("pooling", "sqrt")),
                 dense_weight=float(dense_weight),
+                temperature=float(header.get("temperature", 1.0)),
             )
         except ModelError as exc:
             raise ModelError(f"{source}: {exc}") from None

@@ -44,7 +44,7 @@ class Analyzed:
     info: SessionInfo | None = None  # times, models, recorded tokens, where the file has them
 
 
-CacheKey = tuple[str, str | None, str | None, bool]  # text, meta, pin, routed
+CacheKey = tuple[str, str | None, str | None, bool, str | None]  # text, meta, pin, routed, kind
 
 
 class UnitCache:
@@ -90,13 +90,13 @@ class UnitCache:
         pack = profile.pack
         for unit in split.units:
             routed = profile.routes(unit.role, unit.kind)
-            ckey = (unit.text, unit.meta, unit.pin, routed)
+            ckey = (unit.text, unit.meta, unit.pin, routed, unit.kind)
             entry = fresh.get(ckey) or old.get(ckey)
             if entry is None:
                 self.misses += 1
                 # not explained: where each rule fired is worked out on hover, for one turn
                 entry = (
-                    classify(unit.text, pack, pin=unit.pin),
+                    classify(unit.text, pack, pin=unit.pin, kind=unit.kind),
                     route(unit.route_text) if routed else NOT_ROUTED,
                 )
             fresh[ckey] = entry
@@ -159,7 +159,9 @@ def analyze_stream(
     for unit in stream(lines, profile.options, problems, info):
         routed = profile.routes(unit.role, unit.kind)
         yield UnitResult(
-            unit, classify(unit.text, pack, pin=unit.pin), route(unit.route_text) if routed else NOT_ROUTED
+            unit,
+            classify(unit.text, pack, pin=unit.pin, kind=unit.kind),
+            route(unit.route_text) if routed else NOT_ROUTED,
         )
 
 

@@ -1,0 +1,312 @@
+"""Measure TurnLens on the real-text sets: refs in the repository, text in a local cache.
+
+    TURNLENS_REALTEXT_CACHE=DIR python scripts/realtext_eval.py [SET …] [--json] [--misses]
+        [--model FILE.tlm …] [--temperature-fit]
+
+The real sets are third-party text (GitHub threads, public agent logs) labelled by reading
+against docs/labels.md before any classifier ran. The repository holds only their refs
+(`tests/data/realtext/NAME.refs.jsonl`: id, label, lang, source, genre, hard, kind, sha256 of
+the text); the text itself lives outside it, in `NAME.jsonl` files of the cache folder
+(`$TURNLENS_REALTEXT_CACHE`, default `~/.cache/turnlens/realtext`). Every cached text is
+checked against its ref's hash: a missing or changed text is reported and left out.
+
+A set whose name holds `prompts` is measured as router labels (the embedded labeler and the
+label rules side by side, the phase-level accuracy, and the share of non-chat prompts that get
+no route); any other set as task classes (the `default` pack's model and the `reference`
+rules side by side). A row with a `kind` (a session unit: tool_call, tool_result, thinking…)
+is classified as the session views classify it, with its kind as evidence.
+
+`--make-refs` writes refs from the cache's rows (their labels, the hashes of their texts) for
+sets that have none yet: for local use until the labelled refs land.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turnlens.learn.dataset import CLASS_LABELS, ROUTER_LABELS
+from turnlens.learn.metrics import Outcome, format_summary, summarize
+
+REPO = Path(__file__).resolve().parents[1]
+REFS = REPO / "tests" / "data" / "realtext"
+SETS = ("dev-turns", "dev-prompts", "units")
+# rows bigger than this are not real turns of a thread; a cache file is read in full
+MAX_TEXT = 1 << 20
+log = logging.getLogger("realtext_eval")
+
+
+def cache_dir() -> Path:
+    """Where the texts are: $TURNLENS_REALTEXT_CACHE, else ~/.cache/turnlens/realtext."""
+    env = os.environ.get("TURNLENS_REALTEXT_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "turnlens" / "realtext"
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One labelled real text: the ref's fields and the cached text."""
+
+    id: str
+    text: str
+    label: str
+    lang: str = ""
+    hard: bool = False
+    kind: str | None = None
+    genre: str = ""
+
+
+@dataclass
+class Loaded:
+    name: str
+    items: list[Item] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            log.warning("%s:%d: invalid JSON, skipped", path, n)
+            continue
+        if isinstance(item, dict):
+            out.append(item)
+    return out
+
+
+def load_set(name: str, refs_dir: Path, cache: Path) -> Loaded:
+    """The refs of set `name` joined with the cached texts by id, each text's hash checked."""
+    refs = _jsonl(refs_dir / f"{name}.refs.jsonl")
+    path = cache / f"{name}.jsonl"
+    texts: dict[str, str] = {}
+    if path.is_file():
+        for row in _jsonl(path):
+            text = row.get("text")
+            if isinstance(text, str) and len(text) <= MAX_TEXT:
+                texts[str(row.get("id"))] = text
+    out = Loaded(name)
+    for ref in refs:
+        rid = str(ref.get("id"))
+        text = texts.get(rid)
+        if text is None:
+            out.missing.append(rid)
+            continue
+        if sha256(text) != ref.get("sha256"):
+            out.changed.append(rid)
+            continue
+        kind = ref.get("kind")
+        out.items.append(
+            Item(
+                id=rid,
+                text=text,
+                label=str(ref.get("label", "")).strip().lower(),
+                lang=str(ref.get("lang") or ""),
+                hard=bool(ref.get("hard")),
+                kind=str(kind) if kind else None,
+                genre=str(ref.get("genre") or ""),
+            )
+        )
+    return out
+
+
+def make_refs(name: str, refs_dir: Path, cache: Path) -> int:
+    """Refs for set `name` from the cache's own rows (local use); returns how many."""
+    rows = _jsonl(cache / f"{name}.jsonl")
+    keep = ("id", "label", "lang", "source", "genre", "hard", "kind")
+    refs = []
+    for row in rows:
+        text = row.get("text")
+        if not isinstance(text, str) or not row.get("label"):
+            continue
+        ref = {k: row[k] for k in keep if k in row}
+        ref["sha256"] = sha256(text)
+        refs.append(ref)
+    refs_dir.mkdir(parents=True, exist_ok=True)
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs)
+    (refs_dir / f"{name}.refs.jsonl").write_text(body, encoding="utf-8")
+    return len(refs)
+
+
+# ─── measuring ────────────────────────────────────────────────────────────────
+
+
+def _result(
+    name: str, items: Sequence[Item], outcomes: list[Outcome], labels: tuple[str, ...]
+) -> dict[str, Any]:
+    summary = summarize(outcomes, labels)
+    easy = [o for o, it in zip(outcomes, items, strict=True) if not it.hard]
+    summary["engine"] = name
+    summary["accuracy_not_hard"] = sum(o.label == o.got for o in easy) / len(easy) if easy else 0.0
+    summary["n_not_hard"] = len(easy)
+    summary["misses"] = [
+        {"id": it.id, "label": o.label, "got": o.got, "confidence": round(o.confidence, 3), "kind": it.kind}
+        for it, o in zip(items, outcomes, strict=True)
+        if o.label != o.got
+    ]
+    kinds = sorted({it.kind for it in items if it.kind})
+    if kinds:
+        summary["kinds"] = {
+            k: {
+                "n": sum(1 for it in items if it.kind == k),
+                "accuracy": sum(
+                    o.label == o.got for o, it in zip(outcomes, items, strict=True) if it.kind == k
+                )
+                / sum(1 for it in items if it.kind == k),
+            }
+            for k in kinds
+        }
+    return summary
+
+
+def measure_turns(items: Sequence[Item], classes_model: Any = None) -> list[dict[str, Any]]:
+    """Task classes: the default pack's model, then the reference rules."""
+    from turnlens.classifier import classify_unit
+    from turnlens.core.rules import builtin_pack, with_model
+
+    default = builtin_pack("default")
+    if classes_model is not None:
+        default = with_model(default, classes_model)
+    out = []
+    for name, pack in (("model (default)", default), ("rules (reference)", builtin_pack("reference"))):
+        outcomes = []
+        for it in items:
+            c = classify_unit(it.text, it.kind, pack)
+            outcomes.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
+        out.append(_result(name, items, outcomes, CLASS_LABELS))
+    return out
+
+
+def measure_prompts(items: Sequence[Item], labels_model: Any = None) -> list[dict[str, Any]]:
+    """Router labels: the embedded labeler's model, then the label rules alone; with the
+    phase-level accuracy and the share of non-chat prompts the router gives no route."""
+    from dataclasses import replace
+
+    from turnlens.router.labeler import label_text
+    from turnlens.router.resolve import resolve_offline
+    from turnlens.router.settings import DEFAULT
+
+    out = []
+    settings = DEFAULT if labels_model is None else replace(DEFAULT, label_model=labels_model)
+    for name, use_model in (("model (labeler)", True), ("rules (label pack)", False)):
+        outcomes = []
+        for it in items:
+            got = label_text(it.text, explain=False, model=labels_model, use_model=use_model)
+            outcomes.append(Outcome(it.label, got.label or "(none)", got.confidence, it.lang))
+        result = _result(name, items, outcomes, ROUTER_LABELS)
+        same = sum(DEFAULT.phase_for(o.label) == DEFAULT.phase_for(o.got) for o in outcomes)
+        result["phase_accuracy"] = same / len(outcomes) if outcomes else 0.0
+        if use_model:
+            work = [it for it in items if it.label != "chat"]
+            unrouted = []
+            for it in work:
+                route = resolve_offline(it.text, settings, explain=False)
+                if not route.routed:
+                    unrouted.append(
+                        {"id": it.id, "label": it.label, "source": route.source, "said": route.label}
+                    )
+            result["no_route"] = {"n": len(unrouted), "of": len(work), "items": unrouted}
+            result["no_route_share"] = len(unrouted) / len(work) if work else 0.0
+        out.append(result)
+    return out
+
+
+def measure(name: str, items: Sequence[Item], models: dict[str, Any]) -> list[dict[str, Any]]:
+    if "prompts" in name:
+        return measure_prompts(items, models.get("labels"))
+    return measure_turns(items, models.get("classes"))
+
+
+def _report(name: str, loaded: Loaded, results: list[dict[str, Any]], misses: bool) -> str:
+    labels = ROUTER_LABELS if "prompts" in name else CLASS_LABELS
+    out = [f"== {name}: {len(loaded.items)} rows"]
+    if loaded.missing or loaded.changed:
+        out.append(
+            f"   left out: {len(loaded.missing)} not in the cache, {len(loaded.changed)} hash mismatch"
+        )
+    for r in results:
+        out.append(format_summary(r["engine"], r, labels))
+        out.append(f"not marked hard: {r['accuracy_not_hard']:.1%} ({r['n_not_hard']})")
+        if "phase_accuracy" in r:
+            out.append(f"phase level (what sets the effort): {r['phase_accuracy']:.1%}")
+        if "no_route" in r:
+            nr = r["no_route"]
+            out.append(f"non-chat prompts with no route: {nr['n']} of {nr['of']} ({r['no_route_share']:.1%})")
+        if "kinds" in r:
+            out.append(
+                "by kind: " + " · ".join(f"{k} {v['accuracy']:.1%} ({v['n']})" for k, v in r["kinds"].items())
+            )
+        if misses:
+            for m in r["misses"]:
+                out.append(f"  miss {m['id']}: {m['label']} → {m['got']} ({m['confidence']:.2f})")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("sets", nargs="*", help=f"set names (default: {', '.join(SETS)} where refs exist)")
+    parser.add_argument("--refs", type=Path, default=REFS, help="the folder of NAME.refs.jsonl files")
+    parser.add_argument("--model", action="append", default=[], help="a model made by `turnlens train`")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--misses", action="store_true", help="list the rows each engine got wrong")
+    parser.add_argument("--make-refs", action="store_true", help="write refs from the cache (local use)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    cache = cache_dir()
+    names = args.sets or [s for s in SETS if (args.refs / f"{s}.refs.jsonl").is_file() or args.make_refs]
+    if args.make_refs:
+        for name in names:
+            n = make_refs(name, args.refs, cache)
+            sys.stderr.write(f"{name}: {n} refs written to {args.refs}\n")
+        return 0
+    models: dict[str, Any] = {}
+    if args.model:
+        from turnlens.userfiles import load_model_file
+
+        for path in args.model:
+            model = load_model_file(Path(path))
+            models[model.task] = model
+    every: dict[str, Any] = {}
+    text_out = []
+    for name in names:
+        if not (args.refs / f"{name}.refs.jsonl").is_file():
+            sys.stderr.write(f"{name}: no refs in {args.refs}\n")
+            return 2
+        loaded = load_set(name, args.refs, cache)
+        if not loaded.items:
+            sys.stderr.write(f"{name}: no cached text matches the refs (cache: {cache})\n")
+            return 2
+        results = measure(name, loaded.items, models)
+        every[name] = {
+            "rows": len(loaded.items),
+            "missing": loaded.missing,
+            "changed": loaded.changed,
+            "engines": results,
+        }
+        text_out.append(_report(name, loaded, results, args.misses))
+    sys.stdout.write(
+        (json.dumps(every, indent=2, ensure_ascii=False) if args.json else "\n".join(text_out)) + "\n"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""What a session unit of each kind can be: its kind is evidence for its class.
+
+A tool call, a tool result, an agent's thinking and text a harness injects are not
+turns of a conversation: nobody decides or chats in them. So the model chooses among
+the classes the kind allows (docs/labels.md, "Session units by kind"), and a call
+whose tool only runs a command or writes a file is code whatever its arguments say.
+Conversation turns (prompts, replies, plain text) keep every class.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# not conversation: machine traffic and text nobody in the thread wrote to the others
+_NOT_SPOKEN: Final = ("spec", "code", "review", "context")
+KIND_CLASSES: Final[dict[str, tuple[str, ...]]] = {
+    "tool_call": _NOT_SPOKEN,
+    "tool_result": _NOT_SPOKEN,
+    "thinking": ("spec", "code", "review", "context"),
+    "injected": _NOT_SPOKEN,
+    "system": _NOT_SPOKEN,
+    "summary": _NOT_SPOKEN,
+    # a command a person ran in the session (`!ls`, a shell escape): machine text
+    "command": ("code",),
+}
+
+# tools whose call is a command line or a file write: the call is code
+_ACTION_TOOLS: Final = frozenset(
+    {
+        "bash",
+        "shell",
+        "exec",
+        "exec_command",
+        "execute_command",
+        "run_command",
+        "run_shell_command",
+        "run_terminal_cmd",
+        "terminal",
+        "local_shell",
+        "container.exec",
+        "powershell",
+        "edit",
+        "multiedit",
+        "write",
+        "edit_file",
+        "write_file",
+        "create_file",
+        "apply_patch",
+        "replace",
+        "str_replace_editor",
+        "str_replace_based_edit_tool",
+        "notebookedit",
+        "python",
+    }
+)
+# tools that look things up: a path, a pattern or a query is code or context, never a spec
+_LOOKUP_TOOLS: Final = frozenset(
+    {
+        "read",
+        "read_file",
+        "view",
+        "grep",
+        "glob",
+        "ls",
+        "list_dir",
+        "list_directory",
+        "search",
+        "find",
+        "codebase_search",
+        "file_search",
+        "grep_search",
+        "web_search",
+        "websearch",
+        "webfetch",
+        "web_fetch",
+        "fetch",
+    }
+)
+_TOOL_NAME = re.compile(r"\A[ \t]*([A-Za-z][\w.\-]{0,63}):")
+
+
+def tool_name(text: str) -> str | None:
+    """The tool of a call as the session readers write it (`Bash: du -sh .`), lower-cased."""
+    m = _TOOL_NAME.match(text)
+    if m is None:
+        return None
+    name = m.group(1).lower()
+    # MCP tools are written mcp__server__tool: the last part names the action
+    return name.rsplit("__", 1)[-1]
+
+
+def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
+    """The classes a unit of `kind` may take (None: any class, as for a conversation turn)."""
+    if kind is None:
+        return None
+    allowed = KIND_CLASSES.get(kind)
+    if allowed is None or kind != "tool_call":
+        return allowed
+    name = tool_name(text)
+    if name in _ACTION_TOOLS:
+        return ("code",)
+    if name in _LOOKUP_TOOLS:
+        return ("code", "context")
+    return allowed

@@ -1,0 +1,140 @@
+"""scripts/realtext_eval.py on a tiny cache of its own: refs joined to text by id, hashes
+checked, both engines measured side by side, unit kinds and unrouted prompts counted."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+TURNS = [
+    ("t1", "Approved. Merge it once CI is green.", "decision", "en", None),
+    ("t2", "```python\ndef add(a, b):\n    return a + b\n```", "code", "en", None),
+    ("t3", "gracias!", "chitchat", "es", None),
+    ("t4", "好的，谢谢", "chitchat", "zh", None),
+]
+UNITS = [
+    ("u1", 'Bash: {"command": "du -sh node_modules"}', "code", "en", "tool_call"),
+    ("u2", "thanks!", "context", "en", "tool_result"),
+]
+PROMPTS = [
+    ("p1", "add a --dry-run flag to the sync command", "coding", "en", None),
+    ("p2", "thanks, that worked!", "chat", "en", None),
+    ("p3", "why does the nightly export time out since Monday? look at the logs", "analysis", "en", None),
+]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("realtext_eval", REPO / "scripts" / "realtext_eval.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["realtext_eval"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _write(folder: Path, name: str, rows: list[dict[str, object]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    (folder / name).write_text(body, encoding="utf-8")
+
+
+@pytest.fixture
+def realtext(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ModuleType, Path, Path]:
+    """A cache with three sets and refs for them; one cached text is changed after hashing
+    and one ref has no cached text."""
+    mod = _script()
+    cache, refs = tmp_path / "cache", tmp_path / "refs"
+    for name, rows in (("dev-turns", TURNS), ("units", UNITS), ("dev-prompts", PROMPTS)):
+        cached = [
+            {"id": i, "text": t, "label": lab, "lang": lang, **({"kind": k} if k else {})}
+            for i, t, lab, lang, k in rows
+        ]
+        _write(cache, f"{name}.jsonl", cached)
+        ref_rows = [
+            {"id": i, "label": lab, "lang": lang, "sha256": mod.sha256(t), **({"kind": k} if k else {})}
+            for i, t, lab, lang, k in rows
+        ]
+        _write(refs, f"{name}.refs.jsonl", ref_rows)
+    # t3's text changes after its ref was made; t5 has a ref and no text
+    turns = (cache / "dev-turns.jsonl").read_text(encoding="utf-8").replace("gracias!", "gracias!!")
+    (cache / "dev-turns.jsonl").write_text(turns, encoding="utf-8")
+    with (refs / "dev-turns.refs.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": "t5", "label": "spec", "sha256": "0" * 64}) + "\n")
+    monkeypatch.setenv("TURNLENS_REALTEXT_CACHE", str(cache))
+    return mod, cache, refs
+
+
+def test_the_cache_folder_comes_from_the_environment(realtext: tuple[ModuleType, Path, Path]) -> None:
+    mod, cache, _ = realtext
+    assert mod.cache_dir() == cache
+
+
+def test_refs_are_joined_by_id_and_hash_checked(realtext: tuple[ModuleType, Path, Path]) -> None:
+    mod, cache, refs = realtext
+    loaded = mod.load_set("dev-turns", refs, cache)
+    assert [it.id for it in loaded.items] == ["t1", "t2", "t4"]
+    assert loaded.changed == ["t3"] and loaded.missing == ["t5"]
+
+
+def test_turns_are_measured_by_both_engines(
+    realtext: tuple[ModuleType, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    mod, _, refs = realtext
+    assert mod.main(["dev-turns", "--refs", str(refs), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["dev-turns"]
+    assert out["rows"] == 3 and out["changed"] == ["t3"] and out["missing"] == ["t5"]
+    model, rules = out["engines"]
+    assert model["engine"].startswith("model") and rules["engine"].startswith("rules")
+    for result in (model, rules):
+        assert result["n"] == 3
+        assert set(result["per_class"]) == {"decision", "spec", "code", "review", "context", "chitchat"}
+        assert set(result["languages"]) == {"en", "zh"}
+        assert sum(sum(row.values()) for row in result["confusion"].values()) == 3
+        assert 0.0 <= result["ece"] <= 1.0 and 0.0 <= result["macro_f1"] <= 1.0
+    # the rules engine is always sure: its confidence is 1, so its ECE is its error rate
+    assert rules["ece"] == pytest.approx(1 - rules["accuracy"])
+
+
+def test_unit_kinds_are_evidence_and_reported(
+    realtext: tuple[ModuleType, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    mod, _, refs = realtext
+    assert mod.main(["units", "--refs", str(refs), "--json", "--misses"]) == 0
+    model = json.loads(capsys.readouterr().out)["units"]["engines"][0]
+    assert set(model["kinds"]) == {"tool_call", "tool_result"}
+    # a shell command is code; a tool result is never chitchat, whatever its words
+    assert model["kinds"]["tool_call"]["accuracy"] == 1.0
+    assert all(m["got"] != "chitchat" for m in model["misses"])
+
+
+def test_prompts_report_phases_and_unrouted_work(
+    realtext: tuple[ModuleType, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    mod, _, refs = realtext
+    assert mod.main(["dev-prompts", "--refs", str(refs)]) == 0
+    text = capsys.readouterr().out
+    assert "phase level (what sets the effort)" in text
+    assert "non-chat prompts with no route:" in text and "of 2 (" in text
+    assert "model (labeler)" in text and "rules (label pack)" in text
+
+
+def test_make_refs_writes_hashes_and_no_text(realtext: tuple[ModuleType, Path, Path], tmp_path: Path) -> None:
+    mod, _, _ = realtext
+    out = tmp_path / "made"
+    assert mod.main(["units", "--refs", str(out), "--make-refs"]) == 0
+    rows = [json.loads(line) for line in (out / "units.refs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == ["u1", "u2"]
+    assert all("text" not in r and len(r["sha256"]) == 64 for r in rows)
+    assert rows[0]["kind"] == "tool_call"
+
+
+def test_a_set_without_refs_is_a_usage_error(realtext: tuple[ModuleType, Path, Path], tmp_path: Path) -> None:
+    mod, _, _ = realtext
+    assert mod.main(["dev-turns", "--refs", str(tmp_path / "none")]) == 2
