@@ -51,6 +51,7 @@ DEFAULT_CASES: dict[str, tuple[str, str]] = {
     "code.diff": ("--- a/app/models.py", "---"),
     "code.error": ("Traceback (most recent call last):", "the task raises exceptions"),
     "chitchat.greeting": ("Hola equipo", "history of the project"),
+    "chitchat.cjk-long": ("我看了一下这个改动，没有什么特别的问题，可以合并。", "好的，谢谢"),
     # decision
     "decision.imperative": ("Approved. Merge it once CI is green.", "on:\n  push:\n    branches: [main]"),
     "decision.choice": ("Let's go with Postgres.", "Let's go over the options."),
@@ -75,7 +76,7 @@ DEFAULT_CASES: dict[str, tuple[str, str]] = {
     "code.sql": ("SELECT id FROM users;", "Select the rows you want\nUPDATE: the deploy is done"),
     "code.declaration": ("pub fn parse(input: &str) -> Result<Ast>", "fun fact: tabs beat spaces"),
     "code.import": ("from pathlib import Path", "import the CSV into the sheet"),
-    "code.decorator": ("@pytest.fixture", "@marta can you check"),
+    "code.decorator": ("@pytest.fixture", "@marta"),
     "code.statement-end": ("  return x;", "Done; moving on"),
     # review
     "review.verdict-item": ("- [FAIL] no rate limit", "- [x] write the docs"),
