@@ -68,8 +68,21 @@ def _bucket(value: int, edges: Iterable[int]) -> str:
     return ">"
 
 
+_CJK_CHAR = re.compile(f"[{_CJK}\uac00-\ud7af]")
+
+
+def text_words(words: int, region_text: str) -> int:
+    """How long the text is in words, Chinese, Japanese and Korean included: whitespace
+    words, plus one for each two CJK characters (scripts that write no spaces between words
+    would otherwise make a long sentence one "word")."""
+    if region_text.isascii():
+        return words
+    return words + len(_CJK_CHAR.findall(region_text)) // 2
+
+
 def shape(text: str, words: int, lines: int) -> list[str]:
-    """Coarse facts about the layout of the whole text (language-independent)."""
+    """Coarse facts about the layout of the whole text (language-independent); `words` counts
+    CJK text too (`text_words`)."""
     out = [
         f"s:words{_bucket(words, (1, 3, 8, 15, 40, 100, 300))}",
         f"s:lines{_bucket(lines, (1, 3, 10, 30))}",
@@ -120,7 +133,7 @@ def extract(
         tokens = tokens[: MAX_TOKENS - 100] + tokens[-100:]
     bigrams = {f"{a} {b}" for a, b in pairwise(tokens)}
     dense = [f"r:{rid}" for rid in fired]
-    dense.extend(shape(text, words, lines))
+    dense.extend(shape(text, text_words(words, t), lines))
     if scores is not None:
         dense.extend(rule_votes(scores))
     return Features(tuple(grams), tuple(set(tokens)), tuple(bigrams), tuple(dict.fromkeys(dense)))
