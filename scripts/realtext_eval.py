@@ -16,6 +16,10 @@ no route); any other set as task classes (the `default` pack's model and the `re
 rules side by side). A row with a `kind` (a session unit: tool_call, tool_result, thinking…)
 is classified as the session views classify it, with its kind as evidence.
 
+`--fit-temperature` fits each model's temperature on the sets given (turns for the classes
+model, prompts for the labels model: docs/labels.md, Calibration); with `--write DIR` it writes
+the models with that temperature into DIR (the shipped ones: server/turnlens/learn/models).
+
 `--make-refs` writes refs from the cache's rows (their labels, the hashes of their texts) for
 sets that have none yet: for local use until the labelled refs land.
 """
@@ -226,6 +230,33 @@ def measure_prompts(items: Sequence[Item], labels_model: Any = None) -> list[dic
     return out
 
 
+def fit(loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any]) -> dict[str, tuple[Any, float]]:
+    """Each task's model and the temperature fitted on the given sets' raw logits."""
+    from turnlens.learn.calibrate import fit_temperature
+    from turnlens.learn.infer import feature_pack, featurize
+    from turnlens.learn.model import packaged_model
+    from turnlens.router.labeler import strip_directive
+
+    by_task: dict[str, list[Item]] = {}
+    for name, items in loaded:
+        task = "labels" if "prompts" in name else "classes"
+        # session units are left out: their kind limits the classes, the probabilities follow
+        by_task.setdefault(task, []).extend(it for it in items if it.kind is None)
+    out = {}
+    for task, items in by_task.items():
+        model = models.get(task) or packaged_model(task)
+        pack = feature_pack(model.pack)
+        rows, gold = [], []
+        for it in items:
+            if it.label not in model.classes:
+                continue
+            text = strip_directive(it.text) if task == "labels" else it.text
+            rows.append(model.logits(featurize(text, pack)[0]))
+            gold.append(model.classes.index(it.label))
+        out[task] = (model, fit_temperature(rows, gold))
+    return out
+
+
 def measure(name: str, items: Sequence[Item], models: dict[str, Any]) -> list[dict[str, Any]]:
     if "prompts" in name:
         return measure_prompts(items, models.get("labels"))
@@ -268,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--misses", action="store_true", help="list the rows each engine got wrong")
     parser.add_argument("--make-refs", action="store_true", help="write refs from the cache (local use)")
+    parser.add_argument("--fit-temperature", action="store_true", help="fit each model's temperature")
+    parser.add_argument("--write", type=Path, help="with --fit-temperature: write the models here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     cache = cache_dir()
@@ -286,6 +319,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             models[model.task] = model
     every: dict[str, Any] = {}
     text_out = []
+    if args.fit_temperature:
+        sets = []
+        for name in names:
+            loaded_set = load_set(name, args.refs, cache)
+            sets.append((name, loaded_set.items))
+        for task, (model, temperature) in fit(sets, models).items():
+            sys.stdout.write(f"{task}: temperature {temperature} (was {model.temperature})\n")
+            if args.write is not None:
+                from turnlens.learn.model import PACKAGED
+
+                model.temperature = temperature
+                (args.write / PACKAGED[task]).write_bytes(model.to_bytes())
+        return 0
     for name in names:
         if not (args.refs / f"{name}.refs.jsonl").is_file():
             sys.stderr.write(f"{name}: no refs in {args.refs}\n")
