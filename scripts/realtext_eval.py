@@ -16,7 +16,8 @@ no route); any other set as task classes (the `default` pack's model and the `re
 rules side by side). A row with a `kind` (a session unit: tool_call, tool_result, thinking…)
 is classified as the session views classify it, with its kind as evidence.
 
-`--fit-temperature` fits each model's temperature on the sets given (turns for the classes
+`--fit-temperature` fits each model's temperature (with `--offsets`, one offset per class
+too) on the sets given (turns for the classes
 model, prompts for the labels model: docs/labels.md, Calibration); with `--write DIR` it writes
 the models with that temperature into DIR (the shipped ones: server/turnlens/learn/models).
 
@@ -77,6 +78,24 @@ class Loaded:
     items: list[Item] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+
+
+def unit_kind(kind: str | None) -> str | None:
+    """A labelled unit's kind in the session readers' words (turnlens.pipeline.units): the
+    real sets name kinds as their exporters do (`tool-call:shell`, `tool:read/read_file`,
+    `assistant-text`, `edit`)."""
+    if not kind:
+        return None
+    k = kind.strip().lower().replace("-", "_")
+    if k.startswith("tool_result"):
+        return "tool_result"
+    if k.startswith(("tool", "edit")):
+        return "tool_call"
+    if k.startswith("assistant"):
+        return "reply"
+    if k.startswith("user"):
+        return "prompt"
+    return k
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -190,7 +209,7 @@ def measure_turns(items: Sequence[Item], classes_model: Any = None) -> list[dict
     for name, pack in (("model (default)", default), ("rules (reference)", builtin_pack("reference"))):
         outcomes = []
         for it in items:
-            c = classify_unit(it.text, it.kind, pack)
+            c = classify_unit(it.text, unit_kind(it.kind), pack)
             outcomes.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
         out.append(_result(name, items, outcomes, CLASS_LABELS))
     return out
@@ -230,9 +249,12 @@ def measure_prompts(items: Sequence[Item], labels_model: Any = None) -> list[dic
     return out
 
 
-def fit(loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any]) -> dict[str, tuple[Any, float]]:
-    """Each task's model and the temperature fitted on the given sets' raw logits."""
-    from turnlens.learn.calibrate import fit_temperature
+def fit(
+    loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any], *, offsets: bool = False
+) -> dict[str, tuple[Any, float, list[float]]]:
+    """Each task's model and the temperature (and, with `offsets`, the per-class offsets)
+    fitted on the given sets' raw logits."""
+    from turnlens.learn.calibrate import fit_calibration, fit_temperature
     from turnlens.learn.infer import feature_pack, featurize
     from turnlens.learn.model import packaged_model
     from turnlens.router.labeler import strip_directive
@@ -253,7 +275,10 @@ def fit(loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any]) ->
             text = strip_directive(it.text) if task == "labels" else it.text
             rows.append(model.logits(featurize(text, pack)[0]))
             gold.append(model.classes.index(it.label))
-        out[task] = (model, fit_temperature(rows, gold))
+        if offsets:
+            out[task] = (model, *fit_calibration(rows, gold))
+        else:
+            out[task] = (model, fit_temperature(rows, gold), [0.0] * len(model.classes))
     return out
 
 
@@ -300,6 +325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list the rows each engine got wrong")
     parser.add_argument("--make-refs", action="store_true", help="write refs from the cache (local use)")
     parser.add_argument("--fit-temperature", action="store_true", help="fit each model's temperature")
+    parser.add_argument(
+        "--offsets", action="store_true", help="with --fit-temperature: fit class offsets too"
+    )
     parser.add_argument("--write", type=Path, help="with --fit-temperature: write the models here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -324,12 +352,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in names:
             loaded_set = load_set(name, args.refs, cache)
             sets.append((name, loaded_set.items))
-        for task, (model, temperature) in fit(sets, models).items():
-            sys.stdout.write(f"{task}: temperature {temperature} (was {model.temperature})\n")
+        for task, (model, temperature, offsets) in fit(sets, models, offsets=args.offsets).items():
+            shown = ", ".join(f"{c} {b:+.2f}" for c, b in zip(model.classes, offsets, strict=True))
+            sys.stdout.write(
+                f"{task}: temperature {temperature} (was {model.temperature}); offsets {shown}\n"
+            )
             if args.write is not None:
                 from turnlens.learn.model import PACKAGED
 
                 model.temperature = temperature
+                model.offsets = offsets
                 (args.write / PACKAGED[task]).write_bytes(model.to_bytes())
         return 0
     for name in names:

@@ -78,10 +78,21 @@ _LOOKUP_TOOLS: Final = frozenset(
     }
 )
 _TOOL_NAME = re.compile(r"\A[ \t]*([A-Za-z][\w.\-]{0,63}):")
+# SpecStory's Markdown exports open a tool call with `<tool-use data-tool-type="shell"
+# data-tool-name="run_terminal_cmd">`; the type alone says a command, a write or a lookup
+_TOOL_USE = re.compile(
+    r'\A\s*<tool-use\b[^>\n]{0,300}?\bdata-tool-type="(\w{1,20})"(?:[^>\n]{0,200}?\bdata-tool-name="([\w.\-]{1,64})")?'
+)
+_TYPE_TOOL = {"shell": "bash", "write": "write", "read": "read", "search": "grep"}
 
 
 def tool_name(text: str) -> str | None:
-    """The tool of a call as the session readers write it (`Bash: du -sh .`), lower-cased."""
+    """The tool of a call as the session readers write it (`Bash: du -sh .`) or as a
+    SpecStory `<tool-use>` element names it, lower-cased."""
+    m = _TOOL_USE.match(text)
+    if m is not None:
+        kind, name = m.group(1).lower(), (m.group(2) or "").lower()
+        return _TYPE_TOOL.get(kind) or name or None
     m = _TOOL_NAME.match(text)
     if m is None:
         return None

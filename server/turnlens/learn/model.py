@@ -87,6 +87,7 @@ class Model:
         pooling: str = "sqrt",
         dense_weight: float = 1.0,
         temperature: float = 1.0,
+        offsets: list[float] | None = None,
     ) -> None:
         self.dense_weight = dense_weight
         if not (0.05 <= temperature <= 20.0) or math.isnan(temperature):
@@ -94,6 +95,13 @@ class Model:
         # confidence calibration: probabilities are softmax(logits / temperature), fitted on
         # real text after training (the answer never changes, only how sure it says it is)
         self.temperature = temperature
+        # per-class offsets added after the temperature: how much more common each class is
+        # in real text than in the balanced corpus (fitted with the temperature)
+        self.offsets = list(offsets) if offsets else [0.0] * len(classes)
+        if len(self.offsets) != len(classes) or not all(
+            math.isfinite(b) and abs(b) < 50 for b in self.offsets
+        ):
+            raise ModelError("offsets do not match the classes")
         if pooling not in ("sqrt", "mean"):
             raise ModelError(f"unknown pooling {pooling!r}")
         self.pooling = pooling
@@ -163,7 +171,9 @@ class Model:
         logits = self.logits(features)
         top = max(logits)
         t = self.temperature
-        exps = [math.exp((v - top) / t) for v in logits]
+        logits = [(v - top) / t + b for v, b in zip(logits, self.offsets, strict=True)]
+        top = max(logits)
+        exps = [math.exp(v - top) for v in logits]
         total = sum(exps)
         probs = {c: e / total for c, e in zip(self.classes, exps, strict=True)}
         # ties (never in practice) go to the class listed first: the stricter one
@@ -242,6 +252,8 @@ class Model:
         }
         if self.temperature != 1.0:
             header["temperature"] = self.temperature
+        if any(self.offsets):
+            header["offsets"] = self.offsets
         head = json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8")
         keys = "\0".join(key for kind in KINDS for key in self._keys.get(kind, [])).encode("utf-8")
         weights = array("f")
@@ -324,6 +336,7 @@ class Model:
                 pooling=str(header.get("pooling", "sqrt")),
                 dense_weight=float(dense_weight),
                 temperature=float(header.get("temperature", 1.0)),
+                offsets=[float(b) for b in header.get("offsets", [])] or None,
             )
         except ModelError as exc:
             raise ModelError(f"{source}: {exc}") from None
