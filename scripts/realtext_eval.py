@@ -282,6 +282,67 @@ def fit(
     return out
 
 
+def crossfit(
+    loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any], folds: int = 5
+) -> dict[str, dict[str, Any]]:
+    """What calibration is worth on text it was not fitted on: each fold's rows answered with
+    the temperature (and offsets) fitted on the other folds. Accuracy and ECE per task for the
+    raw model, the temperature alone, and the temperature with offsets."""
+    import math
+
+    from turnlens.learn.calibrate import fit_calibration, fit_temperature
+    from turnlens.learn.infer import feature_pack, featurize
+    from turnlens.learn.metrics import calibration_error
+    from turnlens.learn.model import packaged_model
+    from turnlens.router.labeler import strip_directive
+
+    by_task: dict[str, list[Item]] = {}
+    for name, items in loaded:
+        by_task.setdefault("labels" if "prompts" in name else "classes", []).extend(
+            it for it in items if it.kind is None
+        )
+    out: dict[str, dict[str, Any]] = {}
+    for task, items in by_task.items():
+        model = models.get(task) or packaged_model(task)
+        pack = feature_pack(model.pack)
+        data = [
+            (
+                model.logits(featurize(strip_directive(it.text) if task == "labels" else it.text, pack)[0]),
+                model.classes.index(it.label),
+                it.lang,
+            )
+            for it in items
+            if it.label in model.classes
+        ]
+        answers: dict[str, list[Outcome]] = {"raw": [], "temperature": [], "temperature+offsets": []}
+        for f in range(folds):
+            train = [d for i, d in enumerate(data) if i % folds != f]
+            test = [d for i, d in enumerate(data) if i % folds == f]
+            rows, gold = [d[0] for d in train], [d[1] for d in train]
+            t_only = fit_temperature(rows, gold)
+            t_both, offsets = fit_calibration(rows, gold)
+            for design, t, b in (
+                ("raw", 1.0, [0.0] * len(model.classes)),
+                ("temperature", t_only, [0.0] * len(model.classes)),
+                ("temperature+offsets", t_both, offsets),
+            ):
+                for logits, g, lang in test:
+                    z = [v / t + o for v, o in zip(logits, b, strict=True)]
+                    top = max(z)
+                    e = [math.exp(v - top) for v in z]
+                    k = max(range(len(z)), key=lambda i: (z[i], -i))
+                    answers[design].append(Outcome(model.classes[g], model.classes[k], e[k] / sum(e), lang))
+        out[task] = {
+            design: {
+                "accuracy": sum(o.label == o.got for o in outs) / len(outs),
+                "ece": calibration_error(outs),
+                "n": len(outs),
+            }
+            for design, outs in answers.items()
+        }
+    return out
+
+
 def measure(name: str, items: Sequence[Item], models: dict[str, Any]) -> list[dict[str, Any]]:
     if "prompts" in name:
         return measure_prompts(items, models.get("labels"))
@@ -329,6 +390,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--offsets", action="store_true", help="with --fit-temperature: fit class offsets too"
     )
     parser.add_argument("--write", type=Path, help="with --fit-temperature: write the models here")
+    parser.add_argument(
+        "--crossfit", action="store_true", help="calibration measured on folds it was not fitted on"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     cache = cache_dir()
@@ -347,6 +411,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             models[model.task] = model
     every: dict[str, Any] = {}
     text_out = []
+    if args.crossfit:
+        sets = [(name, load_set(name, args.refs, cache).items) for name in names]
+        sys.stdout.write(json.dumps(crossfit(sets, models), indent=2) + "\n")
+        return 0
     if args.fit_temperature:
         sets = []
         for name in names:

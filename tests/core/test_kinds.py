@@ -1,0 +1,91 @@
+"""Session units by kind: the kind limits the classes the model may answer (docs/labels.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnlens.core.classify import classify, classify_many, classify_unit
+from turnlens.core.kinds import KIND_CLASSES, allowed_classes, tool_name
+from turnlens.core.rules import builtin_pack
+
+DEFAULT = builtin_pack("default")
+REFERENCE = builtin_pack("reference")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ('Bash: {"command": "du -sh node_modules"}', "bash"),
+        ("mcp__github__create_issue: {}", "create_issue"),
+        ('<tool-use data-tool-type="shell" data-tool-name="run_terminal_cmd">\n', "bash"),
+        ('<tool-use data-tool-type="generic" data-tool-name="list_dir">', "list_dir"),
+        ("just a sentence: with a colon later", None),
+    ],
+)
+def test_tool_names(text: str, name: str | None) -> None:
+    assert tool_name(text) == name
+
+
+def test_conversation_turns_keep_every_class() -> None:
+    assert allowed_classes(None, "x") is None
+    assert allowed_classes("prompt", "x") is None and allowed_classes("reply", "x") is None
+
+
+def test_commands_and_writes_are_code_and_lookups_are_code_or_context() -> None:
+    assert allowed_classes("tool_call", "Bash: git merge main") == ("code",)
+    assert allowed_classes("tool_call", "Write: {}") == ("code",)
+    assert allowed_classes("tool_call", "Read: /src/app.py") == ("code", "context")
+    assert allowed_classes("command", "ls") == ("code",)
+    for kind in ("tool_result", "thinking", "injected", "summary"):
+        allowed = allowed_classes(kind, "LGTM, merging")
+        assert allowed is not None and "decision" not in allowed and "chitchat" not in allowed
+    assert set(KIND_CLASSES) >= {"tool_call", "tool_result", "thinking", "injected", "command"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Bash: git merge feature/login && git push", "tool_call"),
+        ("thanks!", "tool_result"),
+        ("LGTM, approved, ship it", "tool_result"),
+        ("ok", "thinking"),
+        ("hello", "injected"),
+    ],
+)
+def test_the_model_answers_within_the_kind(text: str, kind: str) -> None:
+    c = classify_unit(text, kind, DEFAULT)
+    allowed = allowed_classes(kind, text)
+    assert allowed is not None and c.task_class in allowed
+    assert 0.0 < c.confidence <= 1.0 and c.engine == "model"
+    assert c.probabilities is not None and abs(sum(c.probabilities.values()) - 1.0) < 1e-6
+    # the same words as a conversation turn may take a class the kind rules out
+    assert classify(text, DEFAULT).engine == "model"
+
+
+def test_pins_and_the_rules_engines_ignore_the_kind() -> None:
+    assert classify("thanks!", DEFAULT, kind="tool_result", pin="chitchat").task_class == "chitchat"
+    assert classify("thanks!", REFERENCE, kind="tool_result") == classify("thanks!", REFERENCE)
+
+
+def test_classify_many_passes_kinds() -> None:
+    texts = ["thanks!", "thanks!"]
+    out = classify_many(texts, DEFAULT, None, [None, "tool_result"])
+    assert out[1].task_class in ("spec", "code", "review", "context")
+    assert out[0] == classify("thanks!", DEFAULT)
+    with pytest.raises(ValueError, match="one kind"):
+        classify_many(texts, DEFAULT, None, [None])
+
+
+def test_a_session_file_is_analysed_with_its_units_kinds() -> None:
+    from pathlib import Path
+
+    from turnlens.pipeline.analyze import analyze
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "examples" / "claude-session.jsonl"
+    results = analyze(path.read_text(encoding="utf-8"), path=str(path)).results
+    kinds = {r.unit.kind for r in results}
+    assert {"tool_call", "tool_result", "prompt"} <= kinds
+    for r in results:
+        allowed = allowed_classes(r.unit.kind, r.unit.text)
+        if allowed is not None and r.unit.pin is None:
+            assert r.classification.task_class in allowed, (r.unit.kind, r.unit.text[:40])
