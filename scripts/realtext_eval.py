@@ -250,7 +250,11 @@ def measure_prompts(items: Sequence[Item], labels_model: Any = None) -> list[dic
 
 
 def fit(
-    loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any], *, offsets: bool = False
+    loaded: Sequence[tuple[str, Sequence[Item]]],
+    models: dict[str, Any],
+    *,
+    offsets: bool = False,
+    penalty: float = 0.1,
 ) -> dict[str, tuple[Any, float, list[float]]]:
     """Each task's model and the temperature (and, with `offsets`, the per-class offsets)
     fitted on the given sets' raw logits."""
@@ -276,14 +280,17 @@ def fit(
             rows.append(model.logits(featurize(text, pack)[0]))
             gold.append(model.classes.index(it.label))
         if offsets:
-            out[task] = (model, *fit_calibration(rows, gold))
+            out[task] = (model, *fit_calibration(rows, gold, penalty=penalty))
         else:
             out[task] = (model, fit_temperature(rows, gold), [0.0] * len(model.classes))
     return out
 
 
 def crossfit(
-    loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any], folds: int = 5
+    loaded: Sequence[tuple[str, Sequence[Item]]],
+    models: dict[str, Any],
+    folds: int = 5,
+    penalty: float = 0.1,
 ) -> dict[str, dict[str, Any]]:
     """What calibration is worth on text it was not fitted on: each fold's rows answered with
     the temperature (and offsets) fitted on the other folds. Accuracy and ECE per task for the
@@ -320,7 +327,7 @@ def crossfit(
             test = [d for i, d in enumerate(data) if i % folds == f]
             rows, gold = [d[0] for d in train], [d[1] for d in train]
             t_only = fit_temperature(rows, gold)
-            t_both, offsets = fit_calibration(rows, gold)
+            t_both, offsets = fit_calibration(rows, gold, penalty=penalty)
             for design, t, b in (
                 ("raw", 1.0, [0.0] * len(model.classes)),
                 ("temperature", t_only, [0.0] * len(model.classes)),
@@ -336,6 +343,7 @@ def crossfit(
             design: {
                 "accuracy": sum(o.label == o.got for o in outs) / len(outs),
                 "ece": calibration_error(outs),
+                "macro_f1": summarize(outs, model.classes)["macro_f1"],
                 "n": len(outs),
             }
             for design, outs in answers.items()
@@ -389,6 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--offsets", action="store_true", help="with --fit-temperature: fit class offsets too"
     )
+    parser.add_argument("--penalty", type=float, default=0.1, help="how hard offsets are held near zero")
     parser.add_argument("--write", type=Path, help="with --fit-temperature: write the models here")
     parser.add_argument(
         "--crossfit", action="store_true", help="calibration measured on folds it was not fitted on"
@@ -413,14 +422,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     text_out = []
     if args.crossfit:
         sets = [(name, load_set(name, args.refs, cache).items) for name in names]
-        sys.stdout.write(json.dumps(crossfit(sets, models), indent=2) + "\n")
+        sys.stdout.write(json.dumps(crossfit(sets, models, penalty=args.penalty), indent=2) + "\n")
         return 0
     if args.fit_temperature:
         sets = []
         for name in names:
             loaded_set = load_set(name, args.refs, cache)
             sets.append((name, loaded_set.items))
-        for task, (model, temperature, offsets) in fit(sets, models, offsets=args.offsets).items():
+        for task, (model, temperature, offsets) in fit(
+            sets, models, offsets=args.offsets, penalty=args.penalty
+        ).items():
             shown = ", ".join(f"{c} {b:+.2f}" for c, b in zip(model.classes, offsets, strict=True))
             sys.stdout.write(
                 f"{task}: temperature {temperature} (was {model.temperature}); offsets {shown}\n"

@@ -52,7 +52,7 @@ def fit_temperature(rows: Sequence[Sequence[float]], gold: Sequence[int], steps:
 
 
 def fit_calibration(
-    rows: Sequence[Sequence[float]], gold: Sequence[int], *, penalty: float = 0.01, steps: int = 800
+    rows: Sequence[Sequence[float]], gold: Sequence[int], *, penalty: float = 0.1, steps: int = 800
 ) -> tuple[float, list[float]]:
     """A temperature and per-class offsets (mean zero) minimising the mean negative
     log-likelihood of softmax(logits / T + offset) plus `penalty` · Σ offset²."""
