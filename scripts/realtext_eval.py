@@ -80,6 +80,9 @@ class Loaded:
     changed: list[str] = field(default_factory=list)
 
 
+_TOOL_KINDS = ("tool_call", "tool_result")
+
+
 def unit_kind(kind: str | None) -> str | None:
     """A labelled unit's kind in the session readers' words (turnlens.pipeline.units): the
     real sets name kinds as their exporters do (`tool-call:shell`, `tool:read/read_file`,
@@ -183,6 +186,11 @@ def _result(
         if o.label != o.got
     ]
     kinds = sorted({it.kind for it in items if it.kind})
+    tools = [
+        o.label == o.got for o, it in zip(outcomes, items, strict=True) if unit_kind(it.kind) in _TOOL_KINDS
+    ]
+    if tools:
+        summary["tool_units"] = {"n": len(tools), "accuracy": sum(tools) / len(tools)}
     if kinds:
         summary["kinds"] = {
             k: {
@@ -372,6 +380,9 @@ def _report(name: str, loaded: Loaded, results: list[dict[str, Any]], misses: bo
         if "no_route" in r:
             nr = r["no_route"]
             out.append(f"non-chat prompts with no route: {nr['n']} of {nr['of']} ({r['no_route_share']:.1%})")
+        if "tool_units" in r:
+            tu = r["tool_units"]
+            out.append(f"tool calls and results: {tu['accuracy']:.1%} ({tu['n']})")
         if "kinds" in r:
             out.append(
                 "by kind: " + " · ".join(f"{k} {v['accuracy']:.1%} ({v['n']})" for k, v in r["kinds"].items())

@@ -19,6 +19,9 @@ REFERENCE = builtin_pack("reference")
         ("mcp__github__create_issue: {}", "create_issue"),
         ('<tool-use data-tool-type="shell" data-tool-name="run_terminal_cmd">\n', "bash"),
         ('<tool-use data-tool-type="generic" data-tool-name="list_dir">', "list_dir"),
+        ("💻 **Bash: Run the type check**\n```shell\nnpm run typecheck\n```", "bash"),
+        ("✍️ **Write: src/app.ts**", "write"),
+        ('<tool-use data-tool-type="task" data-tool-name="todo_write">', "todo_write"),
         ("just a sentence: with a colon later", None),
     ],
 )
@@ -36,6 +39,7 @@ def test_commands_and_writes_are_code_and_lookups_are_code_or_context() -> None:
     assert allowed_classes("tool_call", "Write: {}") == ("code",)
     assert allowed_classes("tool_call", "Read: /src/app.py") == ("code", "context")
     assert allowed_classes("command", "ls") == ("code",)
+    assert allowed_classes("tool_call", 'TodoWrite: {"todos": []}') == ("spec",)
     for kind in ("tool_result", "thinking", "injected", "summary"):
         allowed = allowed_classes(kind, "LGTM, merging")
         assert allowed is not None and "decision" not in allowed and "chitchat" not in allowed

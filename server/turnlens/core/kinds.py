@@ -54,6 +54,8 @@ _ACTION_TOOLS: Final = frozenset(
         "python",
     }
 )
+# tools with which the agent sets its own plan: a todo list states what must be done
+_PLAN_TOOLS: Final = frozenset({"todowrite", "todo_write", "update_plan", "write_todos", "todo"})
 # tools that look things up: a path, a pattern or a query is code or context, never a spec
 _LOOKUP_TOOLS: Final = frozenset(
     {
@@ -77,7 +79,9 @@ _LOOKUP_TOOLS: Final = frozenset(
         "fetch",
     }
 )
-_TOOL_NAME = re.compile(r"\A[ \t]*([A-Za-z][\w.\-]{0,63}):")
+# `Bash: du -sh .` as the session readers write a call; Markdown exports of sessions put an
+# emoji and bold around it (`💻 **Bash: Run the tests**`)
+_TOOL_NAME = re.compile(r"\A[ \t]*(?:[^\w\s*]{1,4}[ \t]*)?(?:\*\*)?[ \t]*([A-Za-z][\w.\-]{0,63}):")
 # SpecStory's Markdown exports open a tool call with `<tool-use data-tool-type="shell"
 # data-tool-name="run_terminal_cmd">`; the type alone says a command, a write or a lookup
 _TOOL_USE = re.compile(
@@ -111,6 +115,8 @@ def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
     name = tool_name(text)
     if name in _ACTION_TOOLS:
         return ("code",)
+    if name in _PLAN_TOOLS:
+        return ("spec",)
     if name in _LOOKUP_TOOLS:
         return ("code", "context")
     return allowed
