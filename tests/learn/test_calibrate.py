@@ -45,3 +45,31 @@ def test_the_temperature_is_stored_and_changes_confidence_not_the_answer() -> No
         assert a.label == b.label
         if shipped.temperature < 2.5:
             assert b.confidence <= a.confidence + 1e-9
+
+
+def test_offsets_recover_a_class_that_is_more_common_than_the_model_assumes() -> None:
+    """Logits that favour no class while class 0 is right four times in five: the fitted
+    offset of class 0 rises, and the answers on such rows turn to it."""
+    from turnlens.learn.calibrate import fit_calibration
+
+    rng = random.Random(3)
+    rows, gold = [], []
+    for _ in range(300):
+        rows.append([rng.gauss(0, 0.3) for _ in range(3)])
+        gold.append(0 if rng.random() < 0.8 else rng.randrange(1, 3))
+    t, offsets = fit_calibration(rows, gold)
+    assert abs(sum(offsets)) < 1e-3 and offsets[0] > 0.5 > max(offsets[1:])
+    assert 0.25 <= t <= 8.0
+    # a heavier penalty keeps the offsets closer to zero
+    _, held = fit_calibration(rows, gold, penalty=1.0)
+    assert 0 < held[0] < offsets[0]
+
+
+def test_offsets_are_stored_and_move_the_answer() -> None:
+    shipped = packaged_model("labels")
+    moved = Model.from_bytes(shipped.to_bytes())
+    moved.offsets = [0.0, 0.0, 0.0, 0.0, 30.0]  # chat made overwhelmingly likely
+    again = Model.from_bytes(moved.to_bytes())
+    assert again.offsets == moved.offsets
+    features = featurize("add a --dry-run flag to the sync command", feature_pack("labels"))[0]
+    assert again.predict(features).label == "chat"

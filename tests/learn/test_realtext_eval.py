@@ -138,3 +138,18 @@ def test_make_refs_writes_hashes_and_no_text(realtext: tuple[ModuleType, Path, P
 def test_a_set_without_refs_is_a_usage_error(realtext: tuple[ModuleType, Path, Path], tmp_path: Path) -> None:
     mod, _, _ = realtext
     assert mod.main(["dev-turns", "--refs", str(tmp_path / "none")]) == 2
+
+
+def test_the_repository_refs_name_labels_and_hashes_only() -> None:
+    """The refs the script reads by default: every row has an id, a known label and a hash,
+    and no text (the texts are third-party and stay in the local cache)."""
+    mod = _script()
+    names = sorted(p.name.removesuffix(".refs.jsonl") for p in mod.REFS.glob("*.refs.jsonl"))
+    assert set(mod.SETS) <= set(names)
+    labels = {"decision", "spec", "code", "review", "context", "chitchat"}
+    labels |= {"design", "analysis", "coding", "bookkeeping", "chat"}
+    for name in names:
+        rows = mod._jsonl(mod.REFS / f"{name}.refs.jsonl")
+        assert rows and len({r["id"] for r in rows}) == len(rows)
+        for r in rows:
+            assert r["label"] in labels and len(r["sha256"]) == 64 and "text" not in r
