@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from turnlens.core.classify import classify, classify_many, classify_unit
+from turnlens.classifier import classify, classify_many, classify_unit
 from turnlens.core.kinds import KIND_CLASSES, allowed_classes, tool_name
 from turnlens.core.rules import builtin_pack
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from turnlens.core.classify import classify
+from turnlens.classifier import classify
 from turnlens.core.rules import builtin_pack
 
 PACKS = [
