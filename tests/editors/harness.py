@@ -263,4 +263,4 @@ def is_label(message: str) -> bool:
     """A diagnostic that labels a unit (not a line the reader passed over)."""
     from turnlens.core.classes import CLASS_NAMES
 
-    return message.split(" ", 1)[0] in CLASS_NAMES
+    return message.split(" ", 1)[0].removesuffix("?") in CLASS_NAMES  # `code?`: an unsure label

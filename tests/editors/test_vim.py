@@ -80,7 +80,7 @@ def test_vim_ale_page_works_as_written(vim: tuple[Workspace, Tmux]) -> None:
     assert sorted(by_line(seen)) == turns
     for d in seen["diagnostics"]:
         assert d["linter"] == "turnlens" and d["type"] == TYPES[severity], d
-        assert re.fullmatch(r"TL\d", d["code"]) and re.match(r"\w+ · ≤\d+:1 · ", d["text"]), d
+        assert re.fullmatch(r"TL\d", d["code"]) and re.match(r"\w+\?? · ≤\d+:1 · ", d["text"]), d
     tmux.keys("Escape", ":lopen", "Enter")
     screen = tmux.wait_screen(lambda s: s.count(f"{severity}| TL") == len(turns))
     record_screen(PAGE, BLOCK, screen)
