@@ -23,7 +23,7 @@ export function activate(context: vscode.ExtensionContext): void {
     onStopped: () => status.clear(),
     showClassification: (result, arg) => views.showClassification(result, documentOf(arg)),
     showPlan: (result) => views.showPlan(result),
-  });
+  }, context.globalStorageUri.fsPath);
   server = manager;
   const maps = new SessionMaps(manager, output);
 

@@ -67,10 +67,15 @@ export interface CheckResult {
   error: string;
 }
 
-/** Runs a short command (the import check) with a timeout. */
-export function runCheck(exe: Executable, cwd: string | undefined, timeoutMs = 20000): Promise<CheckResult> {
+/** Runs a short command (the import check) with a timeout, where and as the server will run. */
+export function runCheck(
+  exe: Executable,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 20000,
+): Promise<CheckResult> {
   return new Promise((resolve) => {
-    execFile(exe.command, exe.args, { cwd, timeout: timeoutMs, windowsHide: true }, (error, _stdout, stderr) => {
+    execFile(exe.command, exe.args, { cwd, env, timeout: timeoutMs, windowsHide: true }, (error, _stdout, stderr) => {
       if (!error) {
         resolve({ ok: true, error: '' });
         return;

@@ -1,4 +1,5 @@
 /** Starting, stopping and talking to `turnlens serve` through vscode-languageclient. */
+import { mkdirSync } from 'node:fs';
 import * as os from 'node:os';
 import * as readline from 'node:readline';
 import * as vscode from 'vscode';
@@ -15,7 +16,15 @@ import {
 } from 'vscode-languageclient/node';
 import { createMiddleware } from './middleware';
 import { CLIENT_ID, CLIENT_NAME, SECTION, STATUS_NOTIFICATION } from './pure/ids';
-import { LaunchPlan, importCheck, installCommand, notInstalledMessage, resolveLaunch } from './pure/launch';
+import {
+  LaunchPlan,
+  importCheck,
+  installCommand,
+  notInstalledMessage,
+  resolveLaunch,
+  safeWorkingDirectory,
+  serverEnvironment,
+} from './pure/launch';
 import { Level, stderrLevel } from './pure/log';
 import { LspRange, parseStatus, StatusPayload } from './pure/types';
 import { pythonExtensionInterpreter, runCheck } from './python';
@@ -37,6 +46,8 @@ export class ServerManager implements vscode.Disposable {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly hooks: ServerHooks,
+    /** The extension's global storage folder: private to the user and outside every workspace. */
+    private readonly storageDir?: string,
   ) {
     this.trace = new TraceChannel(output);
   }
@@ -122,6 +133,22 @@ export class ServerManager implements vscode.Disposable {
     this.trace.dispose();
   }
 
+  /** Where both commands run: never a workspace folder, so the workspace cannot shadow the
+   * turnlens package (with `-P` and PYTHONSAFEPATH=1; see pure/launch.ts). */
+  private workingDirectory(): string {
+    if (this.storageDir) {
+      try {
+        mkdirSync(this.storageDir, { recursive: true, mode: 0o700 });
+      } catch (error) {
+        this.output.warn(`Could not create ${this.storageDir}: ${String(error)}`);
+      }
+    }
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+    const cwd = safeWorkingDirectory([this.storageDir, os.homedir(), os.tmpdir()], folders);
+    this.output.info(`Server working directory: ${cwd} (outside the workspace)`);
+    return cwd;
+  }
+
   private async resolve(): Promise<LaunchPlan> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const launch = settings.launchSettings();
@@ -140,7 +167,8 @@ export class ServerManager implements vscode.Disposable {
 
   private async start(): Promise<LanguageClient | undefined> {
     await this.stop(); // a client that gave up after crashes is replaced, not left behind
-    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const cwd = this.workingDirectory();
+    const env = serverEnvironment(process.env);
     const trusted = settings.isTrusted();
     const plan = await this.resolve();
     this.output.info(`Starting the TurnLens server: ${plan.display} (from ${plan.origin})`);
@@ -150,7 +178,7 @@ export class ServerManager implements vscode.Disposable {
         : 'Restricted Mode: the router back end is forced to "rules" (no network); server and back-end settings come from user settings only.',
     );
     if (plan.python) {
-      const check = await runCheck(importCheck(plan.python), cwd);
+      const check = await runCheck(importCheck(plan.python), cwd, env);
       if (!check.ok) {
         this.output.error(`${notInstalledMessage(plan, check.error)}\n${check.error}`);
         void this.offerInstallHelp(plan, check.error);
@@ -160,7 +188,7 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: plan.server.command,
       args: plan.server.args,
-      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+      options: { cwd, env },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, this.clientOptions());
     client.onNotification(STATUS_NOTIFICATION, (payload: unknown) => {

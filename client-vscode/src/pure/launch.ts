@@ -5,8 +5,22 @@
  *   2. the interpreter in `turnlens.server.python`;
  *   3. the Python extension's active interpreter (ms-python.python), when installed;
  *   4. `python3` on PATH (`python` on Windows).
- * In 2–4 the server runs as `<python> -m turnlens serve`, after checking `import turnlens` works.
+ * In 2–4 the server runs as `<python> -P -m turnlens serve`, after checking `import turnlens` works.
+ *
+ * The workspace must never shadow the installed package: `-c` and `-m` put the working directory
+ * first on `sys.path`, so a folder holding `turnlens/__init__.py` would run its own code. Three
+ * layers (docs/security.md, "The VS Code extension"):
+ *   - `-P` (Python 3.11+, which TurnLens requires) drops that implicit entry for our two commands;
+ *   - `PYTHONSAFEPATH=1` in the environment does the same for a `turnlens.server.command` that
+ *     runs `python -m turnlens serve` and for any Python child process of the server;
+ *   - the working directory is a folder outside every workspace folder (`safeWorkingDirectory`),
+ *     so neither an older interpreter in a custom command nor a relative or empty `PYTHONPATH`
+ *     entry can reach the workspace.
+ * Not `-I`: it also implies `-E` and `-s`, which drop `PYTHONPATH`, `PYTHONHOME` and the user
+ * site-packages, so `pip install --user` and PYTHONPATH set-ups would stop finding TurnLens while
+ * adding no protection the three layers above do not already give.
  */
+import * as path from 'node:path';
 
 export type LaunchOrigin = 'server.command' | 'server.python' | 'python extension' | 'PATH';
 
@@ -38,7 +52,49 @@ export interface LaunchPlan {
   display: string;
 }
 
-export const SERVER_MODULE_ARGS = ['-m', 'turnlens', 'serve'] as const;
+/** `-P`: no implicit working-directory / script-directory entry on `sys.path` (Python 3.11+). */
+export const SAFE_PATH_FLAG = '-P';
+export const SERVER_MODULE_ARGS = [SAFE_PATH_FLAG, '-m', 'turnlens', 'serve'] as const;
+export const IMPORT_CHECK_ARGS = [SAFE_PATH_FLAG, '-c', 'import turnlens'] as const;
+
+/** The environment both commands run with: the caller's, plus the safe-path switch. */
+export function serverEnvironment(base: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  env.PYTHONUNBUFFERED = '1';
+  env.PYTHONSAFEPATH = '1';
+  return env;
+}
+
+function isInside(child: string, parent: string, pathApi: typeof path.posix): boolean {
+  const rel = pathApi.relative(pathApi.resolve(parent), pathApi.resolve(child));
+  return rel === '' || (!rel.startsWith('..') && !pathApi.isAbsolute(rel));
+}
+
+/**
+ * The first candidate folder that is neither a workspace folder nor inside one (the extension's
+ * global storage folder, then the home folder, then the temp folder), else the file-system root
+ * of the first candidate. The server resolves nothing against its working directory.
+ */
+export function safeWorkingDirectory(
+  candidates: readonly (string | undefined)[],
+  workspaceFolders: readonly string[],
+  platform: string = process.platform,
+): string {
+  const pathApi = platform === 'win32' ? path.win32 : path.posix;
+  const usable = candidates.filter((c): c is string => typeof c === 'string' && pathApi.isAbsolute(c));
+  for (const candidate of usable) {
+    if (!workspaceFolders.some((folder) => isInside(candidate, folder, pathApi))) return pathApi.resolve(candidate);
+  }
+  return pathApi.parse(usable[0] ?? pathApi.resolve('/')).root;
+}
+
+/** A relative program path with a separator (`.venv/bin/python`) is the workspace folder's; the
+ * server no longer starts there, so it is made absolute against that folder. */
+function anchorProgram(program: string, workspaceFolder: string | undefined): string {
+  if (workspaceFolder === undefined || path.isAbsolute(program) || !/[\\/]/.test(program)) return program;
+  return path.join(workspaceFolder, program);
+}
 
 export function defaultPython(platform: string = process.platform): string {
   return platform === 'win32' ? 'python' : 'python3';
@@ -74,13 +130,16 @@ export function resolveLaunch(inputs: LaunchInputs): LaunchPlan {
   const ctx = { workspaceFolder: inputs.workspaceFolder, home: inputs.home };
   const command = validArgv(inputs.command);
   if (command) {
-    const argv = [expandPath(command[0], ctx), ...command.slice(1).map((arg) => expandPath(arg, ctx))];
+    const argv = [
+      anchorProgram(expandPath(command[0], ctx), inputs.workspaceFolder),
+      ...command.slice(1).map((arg) => expandPath(arg, ctx)),
+    ];
     return { server: { command: argv[0], args: argv.slice(1) }, origin: 'server.command', display: displayArgv(argv) };
   }
   let python: string[];
   let origin: LaunchOrigin;
   if (typeof inputs.python === 'string' && inputs.python.trim() !== '') {
-    python = [expandPath(inputs.python.trim(), ctx)];
+    python = [anchorProgram(expandPath(inputs.python.trim(), ctx), inputs.workspaceFolder)];
     origin = 'server.python';
   } else if (inputs.extensionPython && validArgv(inputs.extensionPython)) {
     python = [...inputs.extensionPython];
@@ -98,9 +157,9 @@ export function resolveLaunch(inputs: LaunchInputs): LaunchPlan {
   };
 }
 
-/** The command that checks `turnlens` is importable by the interpreter. */
+/** The command that checks `turnlens` is importable by the interpreter (with `-P`, as the server). */
 export function importCheck(python: readonly string[]): Executable {
-  return { command: python[0], args: [...python.slice(1), '-c', 'import turnlens'] };
+  return { command: python[0], args: [...python.slice(1), ...IMPORT_CHECK_ARGS] };
 }
 
 /** The command a user runs to install TurnLens for that interpreter (TurnLens is installed from
@@ -120,6 +179,8 @@ export function notInstalledMessage(plan: LaunchPlan, error: string): string {
         : 'python3 on PATH';
   const reason = /ENOENT|not found|No such file/i.test(error)
     ? 'was not found'
-    : 'cannot import the turnlens package';
+    : /unknown option:? -P|-P: unknown option/i.test(error)
+      ? 'is older than Python 3.11, which TurnLens needs'
+      : 'cannot import the turnlens package';
   return `TurnLens: ${who} (${from}) ${reason}. Install TurnLens there, or set turnlens.server.python / turnlens.server.command.`;
 }

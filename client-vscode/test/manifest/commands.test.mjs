@@ -2,7 +2,8 @@
 // commands, menus and activation are consistent. Runs the real bundle (dist/extension.js) against
 // a fake `vscode` module: no VS Code download needed.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -33,7 +34,8 @@ describe('contributed commands', () => {
 
   before(async () => {
     const extension = loadExtension();
-    extension.activate({ subscriptions, extensionUri: fake.Uri.file(root), extensionPath: root });
+    const globalStorageUri = fake.Uri.file(mkdtempSync(join(tmpdir(), 'turnlens-manifest-')));
+    extension.activate({ subscriptions, extensionUri: fake.Uri.file(root), extensionPath: root, globalStorageUri });
     // let the background start (import check of a missing interpreter) settle
     for (let i = 0; i < 100 && !fake.recorded.messages.some(([kind]) => kind === 'error'); i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
