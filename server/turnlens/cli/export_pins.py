@@ -15,9 +15,12 @@ from pathlib import Path
 
 from turnlens.cli.common import EXIT_OK, UsageError, decode, separator_help
 from turnlens.cli.paths import collect
+from turnlens.pipeline.units import DIRECTIVE_BODY
 
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*<!--[ \t]*turnlens:.*?-->[ \t]*\n?", re.IGNORECASE | re.MULTILINE)
-_DIRECTIVE = re.compile(r"<!--[ \t]*turnlens:.*?-->", re.IGNORECASE)
+_DIRECTIVE_LINE = re.compile(
+    rf"^[ \t]*+<!--[ \t]*+turnlens:{DIRECTIVE_BODY}-->[ \t]*+\n?", re.IGNORECASE | re.MULTILINE
+)
+_DIRECTIVE = re.compile(rf"<!--[ \t]*+turnlens:{DIRECTIVE_BODY}-->", re.IGNORECASE)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

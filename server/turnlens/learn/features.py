@@ -33,7 +33,8 @@ _DIGIT = re.compile(r"[1-9]")
 # own, so that the word bigrams are the script's two-character words ("合并", "回滚")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]+")
-_CODE_LINE = re.compile(r"^(?:\t| {4,}).*\S|.*[;{}]\s*$|^\s*[#/]{1,2} ?\w|^\s*[<>$]{1,3} ")
+# used with `match` on one line; every branch is anchored so a search does not retry per char
+_CODE_LINE = re.compile(r"^(?:(?:\t| {4,}+).*\S|.*[;{}]\s*$|\s*+[#/]{1,2} ?\w|\s*+[<>$]{1,3} )")
 
 
 class Features(NamedTuple):

@@ -33,7 +33,12 @@ KINDS: Final = (
 #: their output. Never routed; views show them faded and count them apart.
 ASIDE_KINDS: Final = frozenset({"injected", "command"})
 
-_DIRECTIVE = re.compile(r"<!--[ \t]*turnlens:[ \t]*(.*?)[ \t]*-->", re.IGNORECASE)
+# The body of a `<!-- turnlens: … -->` comment: up to the first `-->` on its line, and never
+# across another `<!--`. Possessive, and no two parts can match the same character, so each
+# opener is tried once and scans only to the next opener or closer: linear in the text, where
+# `[ \t]*(.*?)[ \t]*-->` backtracked cubically on `<!-- turnlens:` + spaces without a closer.
+DIRECTIVE_BODY = r"(?:[^\n<-]++|<(?!!--)|-(?!->))*+"
+_DIRECTIVE = re.compile(rf"<!--[ \t]*+turnlens:({DIRECTIVE_BODY})-->", re.IGNORECASE)
 _BLANK_PREFIX = re.compile(r"[ \t\r\n\f\v]*")
 
 

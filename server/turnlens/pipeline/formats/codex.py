@@ -55,7 +55,7 @@ _ECHOES = {"user_message": "user", "agent_message": "assistant", "agent_reasonin
 _TURN_ENDS = frozenset({"task_complete", "turn_complete", "turn_aborted"})
 # text Codex puts in a user message that the user did not type
 _INJECTED = re.compile(
-    r"\s*(?:<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions"
+    r"\A\s*+(?:<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions"
     r"|<turn_aborted>|<user_shell_command>|<permissions instructions>|<collaboration_mode>)"
 )
 # text a Codex client wraps around or adds before what the user typed: image wrappers, the IDE

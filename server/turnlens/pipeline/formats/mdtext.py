@@ -12,11 +12,15 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-from turnlens.pipeline.units import NO_DIRECTIVES, Directives, parse_directives
+from turnlens.pipeline.units import DIRECTIVE_BODY, NO_DIRECTIVES, Directives, parse_directives
 
 # a fence line: up to 3 spaces, 3+ backticks or tildes, then an info string
 _FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
-_DIRECTIVE_LINE = re.compile(r"[ \t]*(?:<!--[ \t]*turnlens:[^\n]*?-->[ \t]*)+\r?", re.IGNORECASE)
+# one or more `<!-- turnlens: … -->` comments (after leading blanks, skipped by `_INDENT`); a
+# body cannot hold `-->`, so the comments of a line split one way only (the lazy `[^\n]*?` inside
+# `(…)+` it replaces could split them exponentially many ways)
+_DIRECTIVE_LINE = re.compile(rf"(?:<!--[ \t]*+turnlens:{DIRECTIVE_BODY}-->[ \t]*+)++\r?", re.IGNORECASE)
+_INDENT = re.compile(r"[ \t]*+")
 _BLANK = " \t\r\n\f\v"
 
 Fences = tuple[list[int], list[int]]  # (starts, ends) of closed fences, sorted
@@ -84,7 +88,8 @@ def fence_at(fences: Fences, pos: int) -> int:
 
 def is_directive_line(text: str, start: int, end: int) -> bool:
     """A line that holds nothing but `<!-- turnlens: … -->` comments."""
-    return _DIRECTIVE_LINE.fullmatch(text, start, end) is not None
+    m = _INDENT.match(text, start, end)
+    return _DIRECTIVE_LINE.fullmatch(text, m.end() if m else start, end) is not None
 
 
 def trimmed(text: str, start: int, end: int) -> tuple[int, int]:

@@ -1,0 +1,110 @@
+"""No built-in regular expression of TurnLens backtracks super-linearly.
+
+User patterns run on RE2; TurnLens's own patterns (module-level and class-level `re` patterns of
+every module, the packaged rule packs, the router's keyword pattern) run on Python's
+backtracking `re`, on every document. `redos.py` finds them all and builds adversarial inputs
+from each one's parse tree; every input must finish within a CPU-time budget far above what a
+linear pattern needs (the slowest built-in input takes about 0.1 s of CPU on 20,000 characters).
+CPU time, not wall time, so a busy machine does not fail it; a stuck match is interrupted by
+the CPU-time alarm, so a regression fails fast instead of hanging.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from tests.reliability import redos
+from turnlens import api
+
+BUDGET = 1.0  # CPU seconds per input; linear patterns need < 0.1 s
+DOC_BUDGET = 3.0  # CPU seconds to analyse one of the documents below; normal is a few ms
+
+
+@contextmanager
+def cpu_budget(seconds: float) -> Iterator[None]:
+    """Fails the test when the block uses more than `seconds` of CPU (interrupting `re`)."""
+
+    def over(signum: int, frame: object) -> None:
+        raise TimeoutError(f"over {seconds} s of CPU time")
+
+    previous = signal.signal(signal.SIGPROF, over)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+@pytest.mark.slow
+def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
+    patterns = redos.all_patterns()
+    # the walk must really find them: the ones that once backtracked, and the packs' rules
+    for name in (
+        "turnlens.pipeline.units._DIRECTIVE[0]",
+        "turnlens.pipeline.formats.markdown_chat._HEADING[0]",
+        "turnlens.pipeline.formats.markdown_chat._TITLE[0]",
+        "turnlens.pipeline.formats.mdtext._DIRECTIVE_LINE[0]",
+        "pack:default:code.excerpt",
+    ):
+        assert name in patterns, name
+    assert len(patterns) > 120 and sum(name.startswith("pack:") for name in patterns) > 90
+    failures, _, inputs, _slowest = redos.overruns(BUDGET)
+    assert inputs > 5000
+    assert failures == []
+
+
+def test_the_probe_catches_backtracking_patterns() -> None:
+    """The inputs do reach the shapes that blow up (else the test above could not fail)."""
+    import re
+
+    for bad in (
+        r"<!--[ \t]*turnlens:[ \t]*(.*?)[ \t]*-->",  # cubic (the old inline directive)
+        r"[ \t]*(?:<!--[ \t]*turnlens:[^\n]*?-->[ \t]*)+\r?",  # exponential (the old directive line)
+        r"^[ ]{0,3}#[ \t]+(.+?)[ \t#]*\r?$",  # quadratic (the old title)
+        r"(a+)+b",
+    ):
+        pattern = re.compile(bad, re.IGNORECASE)
+        blew = False
+        for _what, text in redos.inputs(pattern):
+            try:
+                with cpu_budget(BUDGET):
+                    pattern.search(text)
+                    pattern.fullmatch(text)
+            except TimeoutError:
+                blew = True
+                break
+        assert blew, bad
+
+
+CHAT = "## User\n\nHello there, please fix the bug.\n\n## Assistant\n\nSure, done.\n\n## User\n\nThanks.\n"
+SLOW_DOCUMENTS = {
+    # a 2 KB note: an inline directive opener, 2,000 spaces, no closer (24 s in `check` before)
+    "inline directive": ("notes.md", "# Notes\n\n<!-- turnlens:" + " " * 2000 + "x\n"),
+    # a README with one heading line that looks like a chat heading (10 s before)
+    "chat heading": ("README.md", "Intro\n\n## user" + " " * 1200 + "x\n"),
+    # 24 directives then `x` on the last line of a turn of a Markdown chat (3-12 s before)
+    "directive line": (
+        "chat.md",
+        "## User\n\nHello there.\n\n" + "<!-- turnlens: a -->" * 24 + "x\n\n" + CHAT,
+    ),
+    # a title heading ending in many blanks before the first turn (quadratic: 2.6 s for 20,000)
+    "title": ("chat.md", "# a" + " " * 50000 + "x\n\n" + CHAT),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SLOW_DOCUMENTS))
+def test_markdown_built_in_patterns_cannot_stall_analysis(case: str) -> None:
+    path, text = SLOW_DOCUMENTS[case]
+    started = time.process_time()
+    with cpu_budget(DOC_BUDGET):
+        result = api.analyze(text, path=path)
+    assert time.process_time() - started < DOC_BUDGET
+    assert len(result.results) >= 1
+    if path == "chat.md":
+        assert result.format == "markdown-chat"
