@@ -4,7 +4,7 @@
 local out_path = os.getenv("TURNLENS_NVIM_OUT")
 local server_cmd = vim.fn.json_decode(os.getenv("TURNLENS_SERVER_CMD"))
 local root = os.getenv("TURNLENS_ROOT")
-local page = os.getenv("TURNLENS_EXPECTED_PAGE")
+local pages = os.getenv("TURNLENS_EXPECTED_PAGES") -- a glob: page names have a random part
 local result = { errors = {}, answer = vim.NIL, written = false, messages = {} }
 
 local function finish()
@@ -31,7 +31,7 @@ local ok, err = pcall(function()
   vim.wait(15000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
   -- the documented call
   vim.lsp.buf.execute_command({ command = "turnlens.sessionMap", arguments = { { uri = vim.uri_from_bufnr(0) } } })
-  result.written = vim.wait(15000, function() return vim.fn.filereadable(page) == 1 end, 50)
+  result.written = vim.wait(15000, function() return vim.fn.glob(pages) ~= "" end, 50)
   -- the same command, reading its answer
   local done = false
   local client = vim.lsp.get_client_by_id(client_id)

@@ -27,7 +27,7 @@ def test_neovim_writes_the_session_map_with_the_documented_call(tmp_path: Path) 
     example.write_bytes((ROOT / "docs" / "examples" / "claude-session.jsonl").read_bytes())
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    page = tmp / "turnlens" / "claude-session.jsonl.map.html"
+    folder = tmp / f"turnlens-{os.getuid()}"  # private to this user (docs/security.md)
     out = tmp_path / "seen.json"
     env = {
         **os.environ,
@@ -35,7 +35,7 @@ def test_neovim_writes_the_session_map_with_the_documented_call(tmp_path: Path) 
         "TURNLENS_NVIM_OUT": str(out),
         "TURNLENS_SERVER_CMD": json.dumps([sys.executable, "-m", "turnlens", "serve"]),
         "TURNLENS_ROOT": str(tmp_path),
-        "TURNLENS_EXPECTED_PAGE": str(page),
+        "TURNLENS_EXPECTED_PAGES": str(folder / "claude-session.jsonl-*.map.html"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
@@ -60,7 +60,9 @@ def test_neovim_writes_the_session_map_with_the_documented_call(tmp_path: Path) 
             check=True,
         ).stdout
     )
-    assert seen["answer"]["path"] == str(page)
+    page = Path(seen["answer"]["path"])
+    assert page.parent == folder and page.name.startswith("claude-session.jsonl-")
+    assert page.name.endswith(".map.html") and folder.stat().st_mode & 0o777 == 0o700
     assert seen["answer"]["units"] == len(units)
     assert any(str(page) in message for message in seen["messages"])
     html = page.read_text(encoding="utf-8")

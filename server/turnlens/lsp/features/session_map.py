@@ -1,10 +1,10 @@
 """The session map: `turnlens/sessionMap` (data or a ready page, for a webview) and the
-`turnlens.sessionMap` command, which writes the page to a file for clients without a webview."""
+`turnlens.sessionMap` command, which writes the page to a file for clients without a webview
+(into a folder only this user can use: see `turnlens.lsp.pages`)."""
 
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -14,6 +14,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from turnlens.lsp.documents import DocState
+from turnlens.lsp.pages import remove_page, write_page
 from turnlens.lsp.server import TurnLensServer
 from turnlens.pipeline.analyze import Analyzed
 from turnlens.pipeline.sessionmap import session_map
@@ -74,6 +75,8 @@ def _budget(arg: Mapping[str, Any], name: str) -> int | None:
 
 
 def register(server: TurnLensServer) -> None:
+    pages: dict[str, Path] = {}  # the last page written for each document, replaced by the next
+
     @server.feature(REQUEST)
     def session_map_request(ls: TurnLensServer, params: Any) -> dict[str, Any]:
         """`{uri, budget?, html?, nonce?}` → `{map, html?}`; `html` is the whole page, its
@@ -96,10 +99,11 @@ def register(server: TurnLensServer) -> None:
         state, arg = _state(ls, args[0], COMMAND)
         data = build_map(ls, state, _budget(arg, COMMAND))
         name = PurePosixPath(state.path or state.doc.uri).name or "session"
-        folder = Path(tempfile.gettempdir()) / "turnlens"
-        folder.mkdir(parents=True, exist_ok=True)
-        out = folder / f"{re.sub(r'[^A-Za-z0-9._-]', '_', name)}.map.html"
-        out.write_text(render_html([data]), encoding="utf-8")
+        out = write_page(name, render_html([data]))
+        previous = pages.get(state.doc.uri)
+        if previous is not None and previous != out:
+            remove_page(previous)
+        pages[state.doc.uri] = out
         uri = from_fs_path(str(out)) or f"file://{out}"
         ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Info, message=f"TurnLens session map: {out}")
