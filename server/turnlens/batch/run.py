@@ -414,17 +414,14 @@ def run_local(jobs: list[Job], workers: int, on_done: Callable[[Partition, Done]
         for job in order:
             on_done(job.partition, label_partition(job))
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    from turnlens.cli.workers import worker_pool
+
+    with worker_pool(workers) as pool:  # on an error, Ctrl-C or SIGTERM its workers are killed
         futures = {pool.submit(label_partition, job): job for job in order}
-        try:
-            for future in as_completed(futures):
-                on_done(futures[future].partition, future.result())
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+        for future in as_completed(futures):
+            on_done(futures[future].partition, future.result())
 
 
 def run_ray(

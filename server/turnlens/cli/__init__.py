@@ -142,8 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:
+        from turnlens.cli.workers import EXIT_TERMINATED, Terminated
+
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else 130
 
 
 def _agent_call(args_list: list[str]) -> int | None:

@@ -96,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(f"turnlens batch: {exc}") from None
     workers = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    from turnlens.cli.workers import stop_on_sigterm
+
+    stop_on_sigterm()  # SIGTERM unwinds like Ctrl-C: no pool worker is left behind
     try:
         report = run_batch(
             files,

@@ -169,13 +169,16 @@ def _results(
         _init(profile, fmt)
         yield from map(check_rendered, files)
         return
-    from concurrent.futures import ProcessPoolExecutor
+    from turnlens.cli.workers import worker_pool
 
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(profile, fmt)) as pool:
+    with worker_pool(jobs, _init, (profile, fmt)) as pool:
         yield from pool.map(check_rendered, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 
 def run(args: argparse.Namespace) -> int:
+    from turnlens.cli.workers import stop_on_sigterm
+
+    stop_on_sigterm()  # SIGTERM unwinds like Ctrl-C: no pool worker is left behind
     files = collect(args.paths, "check")
     if not files:
         raise UsageError(
