@@ -63,9 +63,9 @@ async def test_session_map_never_writes_through_a_planted_link(spawn: Spawn, tmp
         assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
         info = os.lstat(page)
         assert stat.S_ISREG(info.st_mode) and info.st_mode & 0o077 == 0
-        folder = os.lstat(page.parent)
-        assert not stat.S_ISLNK(folder.st_mode) and folder.st_mode & 0o077 == 0
-        assert folder.st_uid == os.getuid()
+        parent_info = os.lstat(page.parent)
+        assert not stat.S_ISLNK(parent_info.st_mode) and parent_info.st_mode & 0o077 == 0
+        assert parent_info.st_uid == os.getuid()
         assert theirs not in page.parents and tmp / "turnlens" not in page.parents
 
 

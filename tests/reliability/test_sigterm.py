@@ -6,6 +6,7 @@ parent: its pool workers, blocked on the task queue, were still running a minute
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -76,10 +77,8 @@ def _terminate_and_collect(argv: list[str], cwd: Path) -> tuple[int, set[int]]:
         if proc.poll() is None:
             proc.kill()
         for pid in workers:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
