@@ -109,6 +109,13 @@ def run(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise UsageError(f"turnlens stats: --budget must be ≥ 0, got {args.budget}")
     maps: list[dict[str, Any]] | None = [] if args.html else None
+    if args.html:
+        from turnlens.cli.outputs import OutputProblem, check_output
+
+        try:  # before any work: a FIFO or a missing folder is refused, not found out at the end
+            check_output(Path(args.html))
+        except OutputProblem as exc:
+            raise UsageError(f"turnlens stats: --html {args.html}: {exc}") from None
     skipped: list[dict[str, str]] = []
     sessions, overall = collect_stats(args, maps, skipped)
     if args.html and maps is not None:
@@ -131,10 +138,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_report(out: Path, maps: list[dict[str, Any]], skipped: list[dict[str, str]] | None = None) -> None:
+    from turnlens.cli.outputs import OutputProblem, write_output
     from turnlens.report import render_html
 
     try:
-        out.write_text(render_html(maps, skipped=skipped), encoding="utf-8")
+        write_output(out, render_html(maps, skipped=skipped).encode("utf-8"))
+    except OutputProblem as exc:
+        raise UsageError(f"turnlens stats: --html {out}: {exc}") from None
     except OSError as exc:
         raise UsageError(f"turnlens stats: --html {out}: {exc.strerror or exc}") from None
     print(f"turnlens: session map written to {out}", file=sys.stderr)

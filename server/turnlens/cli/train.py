@@ -85,8 +85,14 @@ class _TerminalProgress:
 
 
 def run(args: argparse.Namespace) -> int:
+    from turnlens.cli.outputs import OutputProblem, check_output, write_output
     from turnlens.learn.train import TrainingError, train
 
+    out = Path(args.out)
+    try:  # before reading the corpus and training (a minute): a bad path is said at once
+        check_output(out)
+    except OutputProblem as exc:
+        raise UsageError(f"turnlens train: --out {out}: {exc}") from None
     task = TASKS[args.task]
     if args.base == "none" and not args.corpus:
         raise UsageError("turnlens train: --base none needs at least one --corpus FILE")
@@ -101,10 +107,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if show is not None:
             show.done()
-    out = Path(args.out)
     data = model.to_bytes()
     try:
-        out.write_bytes(data)
+        write_output(out, data)
+    except OutputProblem as exc:
+        raise UsageError(f"turnlens train: --out {out}: {exc}") from None
     except OSError as exc:
         raise UsageError(f"turnlens train: {out}: {exc.strerror or exc}") from None
     counts = ", ".join(f"{c} {n}" for c, n in model.meta["per_class"].items())
