@@ -162,15 +162,15 @@ REGRESSIONS = {
 @pytest.mark.parametrize("name", REGRESSIONS)
 def test_regressions_are_handled_quickly(name: str) -> None:
     text = REGRESSIONS[name]
-    started = time.perf_counter()
+    started = time.process_time()
     _check_classification(text)
     _check_units(text, "---TURN---")
     _check_route(text)
     turnlens.plan(text, 100)
     for unit in split_units(text):
         turnlens.classify(unit.text)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 3.0, f"{name}: {elapsed:.2f} s"
+    elapsed = time.process_time() - started
+    assert elapsed < 3.0, f"{name}: {elapsed:.2f} s of CPU"
 
 
 USER_RULES = """

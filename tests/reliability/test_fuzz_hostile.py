@@ -38,9 +38,11 @@ from turnlens.lsp.settings import flat_leaves
 from turnlens.userfiles import load_rules_file
 
 from .conftest import Spawn, property_settings, report
-from .rawlsp import server_env
+from .rawlsp import cpu_seconds, server_env
 
-PUBLISH_BUDGET_S = 3.0  # from opening a document to its diagnostics (docs/security.md)
+# CPU seconds, not wall time (a busy machine stretches wall time, not the work needed)
+PUBLISH_BUDGET_S = 3.0  # the server's CPU from opening a document to its diagnostics (docs/security.md)
+PUBLISH_GUARD_S = 60.0  # wall time: only keeps a hung server from hanging the suite
 LOAD_BUDGET_S = 2.0  # loading one rules file, cost checks included
 SCORE_BUDGET_S = 1.0  # scoring the sample documents with a loaded pack
 
@@ -196,20 +198,20 @@ settings_objects = st.dictionaries(st.sampled_from(LEAVES), setting_values, max_
 def test_hostile_rules_files_load_or_fail_cleanly(tmp_path_factory: Any, text: str) -> None:
     path = tmp_path_factory.mktemp("rules") / ".turnlens.toml"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    started = time.perf_counter()
+    started = time.process_time()
     try:
         pack = load_rules_file(path)
     except RulePackError as exc:
         assert str(path) in str(exc) and len(str(exc)) < 1000
         return
     finally:
-        assert time.perf_counter() - started < LOAD_BUDGET_S
+        assert time.process_time() - started < LOAD_BUDGET_S
     for warning in pack.warnings:
         assert len(warning) < 1000
-    started = time.perf_counter()
+    started = time.process_time()
     for doc in DOCUMENTS:
         classify(doc, pack, explain=True)
-    assert time.perf_counter() - started < SCORE_BUDGET_S
+    assert time.process_time() - started < SCORE_BUDGET_S
 
 
 # -- a real server: every document gets diagnostics within the budget -------------------------------
@@ -238,16 +240,20 @@ async def test_the_server_publishes_under_hostile_rules_files(spawn: Spawn, tmp_
         folder.mkdir()
         (folder / ".turnlens.toml").write_text(text, encoding="utf-8", errors="surrogatepass")
         uri = (folder / "doc.md").as_uri()
-        started = time.monotonic()
+        started = cpu_seconds(server.proc.pid)
         server.open(uri, DOCUMENTS[i % len(DOCUMENTS)])
         try:
-            await server.wait_diagnostics(uri, 1, timeout=PUBLISH_BUDGET_S)
+            await server.wait_diagnostics(uri, 1, timeout=PUBLISH_GUARD_S)
         except TimeoutError:
             raise AssertionError(
-                f"no diagnostics within {PUBLISH_BUDGET_S} s for rules file:\n{text!r}"
+                f"no diagnostics within {PUBLISH_GUARD_S} s for rules file:\n{text!r}"
             ) from None
-        slowest = max(slowest, time.monotonic() - started)
-    report(f"fuzz: {len(cases)} hostile rules files, slowest document published in {slowest * 1000:.0f} ms")
+        used = cpu_seconds(server.proc.pid) - started
+        assert used < PUBLISH_BUDGET_S, (used, text)
+        slowest = max(slowest, used)
+    report(
+        f"fuzz: {len(cases)} hostile rules files, slowest document published after {slowest * 1000:.0f} ms of server CPU"
+    )
     assert "Traceback" not in server.stderr_text(), server.stderr_text()[-4000:]
     assert await server.shutdown_and_exit() == 0
 
@@ -261,17 +267,19 @@ async def test_the_server_publishes_under_hostile_settings(spawn: Spawn, tmp_pat
         server.config = {**raw, "debounceMs": 0, "enable": True, "analyze": "onType"}
         server.config.pop("maxDocumentSize", None)  # a tiny limit is a valid choice: one info diagnostic
         uri = (tmp_path / f"doc{i}.md").as_uri()
-        started = time.monotonic()
+        started = cpu_seconds(server.proc.pid)
         server.open(uri, DOCUMENTS[i % len(DOCUMENTS)])
         try:
-            await server.wait_diagnostics(uri, 1, timeout=PUBLISH_BUDGET_S)
+            await server.wait_diagnostics(uri, 1, timeout=PUBLISH_GUARD_S)
         except TimeoutError:
-            raise AssertionError(f"no diagnostics within {PUBLISH_BUDGET_S} s for settings {raw!r}") from None
-        slowest = max(slowest, time.monotonic() - started)
+            raise AssertionError(f"no diagnostics within {PUBLISH_GUARD_S} s for settings {raw!r}") from None
+        used = cpu_seconds(server.proc.pid) - started
+        assert used < PUBLISH_BUDGET_S, (used, raw)
+        slowest = max(slowest, used)
         if i % 10 == 9:  # and they can change under an open document, as an editor does
             server.notify("workspace/didChangeConfiguration", {"settings": None})
     report(
-        f"fuzz: {len(cases)} hostile settings objects, slowest document published in {slowest * 1000:.0f} ms"
+        f"fuzz: {len(cases)} hostile settings objects, slowest document published after {slowest * 1000:.0f} ms of server CPU"
     )
     assert "Traceback" not in server.stderr_text(), server.stderr_text()[-4000:]
     assert await server.shutdown_and_exit() == 0

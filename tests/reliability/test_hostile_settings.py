@@ -20,7 +20,7 @@ from turnlens.pipeline.formats import turns
 
 from . import positions
 from .conftest import Spawn, report
-from .rawlsp import RawServer, server_env
+from .rawlsp import RawServer, cpu_seconds, server_env
 
 SLOW = r"(?:[\s\S]{1,1000})+z"
 BAD_VALUES: dict[str, dict[str, Any]] = {
@@ -51,13 +51,13 @@ async def test_bad_setting_values_fall_back_with_one_message(spawn: Spawn, tmp_p
         text = "APPROVED — ship it\n---TURN---\nthanks!\n" + (
             "lorem ipsum " * 90_000 if "slow" in name else ""
         )
-        started = time.monotonic()
+        started = cpu_seconds(server.proc.pid)
         diags = await _open_and_wait(server, uri, text)
-        took[name] = time.monotonic() - started
+        took[name] = cpu_seconds(server.proc.pid) - started
         assert [d["data"]["class"] for d in diags][:1] == ["decision"] and len(diags) == 2, (name, diags)
-        assert took[name] < 3, (name, took[name])
+        assert took[name] < 3, (name, took[name])  # the server's CPU seconds, not wall time
     report(
-        "bad setting values, time to diagnostics: "
+        "bad setting values, server CPU time to diagnostics: "
         + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in took.items())
     )
     logs = [p["message"] for p in server.notifications("window/logMessage")]

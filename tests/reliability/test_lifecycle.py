@@ -18,7 +18,11 @@ from .conftest import Spawn, report
 from .rawlsp import RawServer, server_env
 
 URI = "file:///work/lifecycle.md"
-BOUND_S = 1.0
+# An edit waits for this debounce (10 minutes) when the server is told to go: exiting must not
+# wait for it. The waits below (30 s) only keep a broken server from hanging the suite; the
+# figures are reported, not asserted (a loaded machine is slow, not wrong).
+LONG_DEBOUNCE_MS = 600_000
+EXIT_GUARD_S = 30
 
 
 async def _busy(server: RawServer) -> None:
@@ -33,7 +37,7 @@ async def _busy(server: RawServer) -> None:
 
 
 async def test_server_exits_when_stdin_closes(spawn: Spawn) -> None:
-    server = await spawn(config={"debounceMs": 2000})
+    server = await spawn(config={"debounceMs": LONG_DEBOUNCE_MS})
     await _busy(server)
     await server.request(
         "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}
@@ -41,10 +45,9 @@ async def test_server_exits_when_stdin_closes(spawn: Spawn) -> None:
     assert server.proc.stdin is not None
     started = time.monotonic()
     server.proc.stdin.close()
-    await asyncio.wait_for(server.proc.wait(), 10)
+    await asyncio.wait_for(server.proc.wait(), EXIT_GUARD_S)  # not the 10-minute debounce
     elapsed = time.monotonic() - started
     report(f"exit after stdin closed: {elapsed * 1000:.0f} ms (code {server.proc.returncode})")
-    assert elapsed < BOUND_S
 
 
 WRAPPER = textwrap.dedent(
@@ -90,39 +93,37 @@ async def test_server_exits_when_the_client_is_killed() -> None:
         started = time.monotonic()
         client.send_signal(signal.SIGKILL)
         await client.wait()
-        while not _gone(server_pid) and time.monotonic() - started < 10:
+        while not _gone(server_pid) and time.monotonic() - started < EXIT_GUARD_S:
             await asyncio.sleep(0.005)
         elapsed = time.monotonic() - started
         report(f"exit after the client was killed: {elapsed * 1000:.0f} ms")
-        assert elapsed < BOUND_S
+        assert _gone(server_pid), "the server outlived its client"
     finally:
         if not _gone(server_pid):
             os.kill(server_pid, signal.SIGKILL)
 
 
 async def test_exit_after_shutdown_exits_0(spawn: Spawn) -> None:
-    server = await spawn()
+    server = await spawn(config={"debounceMs": LONG_DEBOUNCE_MS})
     await _busy(server)
     await server.request("shutdown")
     # after shutdown, requests are not served any more, but exit is
     started = time.monotonic()
     server.notify("exit")
-    code = await server.wait_exit(10)
+    code = await server.wait_exit(EXIT_GUARD_S)  # not the 10-minute debounce
     elapsed = time.monotonic() - started
     report(f"exit after shutdown: {elapsed * 1000:.0f} ms, code {code}")
     assert code == 0
-    assert elapsed < BOUND_S
 
 
 # Regression test for a bug this suite found (since fixed): pygls swallows the SystemExit(1) of `exit`
 # without `shutdown` and run_server() returns 0, so `turnlens serve` always exits 0.
 async def test_exit_without_shutdown_exits_1(spawn: Spawn) -> None:
-    server = await spawn()
+    server = await spawn(config={"debounceMs": LONG_DEBOUNCE_MS})
     await _busy(server)
     started = time.monotonic()
     server.notify("exit")
-    code = await server.wait_exit(10)
+    code = await server.wait_exit(EXIT_GUARD_S)  # not the 10-minute debounce
     elapsed = time.monotonic() - started
     report(f"exit without shutdown: {elapsed * 1000:.0f} ms, code {code}")
-    assert elapsed < BOUND_S
     assert code == 1

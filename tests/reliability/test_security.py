@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import secrets
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from turnlens.userfiles import load_rules_file
 
 from .conftest import Spawn, report
 from .fakemodel import FakeModel
-from .rawlsp import RawServer, server_env
+from .rawlsp import RawServer, cpu_seconds, server_env
 
 ADVERSARIAL = "a" * 50_000 + "!"
 RULES = textwrap.dedent(
@@ -77,9 +78,9 @@ def test_the_adversarial_text_is_adversarial_for_a_backtracking_engine() -> None
     in the paths below would hang, not pass)."""
     times = []
     for n in (16, 18, 20):
-        started = time.perf_counter()
+        started = time.process_time()
         assert re.search(r"(a+)+$", "a" * n + "!") is None
-        times.append(time.perf_counter() - started)
+        times.append(time.process_time() - started)
     assert times[2] > times[0] * 4, times  # doubling per extra `a`: 50,000 of them would never end
 
 
@@ -88,18 +89,18 @@ def test_user_rules_run_in_linear_time(tmp_path: Path) -> None:
     for rid in REJECTED:
         assert any(rid in w and "not allowed in user rules" in w for w in pack.warnings), pack.warnings
     assert {r.id for r in pack.rules} >= {"evil.nested", "evil.alternation"}
-    started = time.perf_counter()
+    started = time.process_time()
     c = classify(ADVERSARIAL + "\naaaa", pack, explain=True)
-    elapsed = time.perf_counter() - started
-    report(f"user regex (a+)+$ on 50,000 a's + '!': {elapsed * 1000:.1f} ms in process")
-    assert elapsed < 0.5
+    elapsed = time.process_time() - started
+    report(f"user regex (a+)+$ on 50,000 a's + '!': {elapsed * 1000:.1f} ms of CPU in process")
+    assert elapsed < 0.5  # CPU seconds: RE2 needs a few ms; backtracking would never end
     assert "evil.nested" in {s.rule for s in c.signals}  # the rule is live: it fired on "aaaa"
     assert c.task_class == "spec"
 
 
 def test_cli_rules_run_in_linear_time(tmp_path: Path) -> None:
     path = _rules_file(tmp_path / "rules")
-    started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "turnlens", "classify", "--rules", str(path), "--stdin", "--json"],
         input=ADVERSARIAL,
@@ -109,13 +110,16 @@ def test_cli_rules_run_in_linear_time(tmp_path: Path) -> None:
         env=server_env(),
         cwd=tmp_path,
     )
-    elapsed = time.perf_counter() - started
-    report(f"turnlens classify --rules with (a+)+$ on 50,000 a's: {elapsed * 1000:.0f} ms including start-up")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    elapsed = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    report(
+        f"turnlens classify --rules with (a+)+$ on 50,000 a's: {elapsed * 1000:.0f} ms of CPU including start-up"
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["class"] == "chitchat"
     for rid in REJECTED:
         assert rid in done.stderr, done.stderr
-    assert elapsed < 5
+    assert elapsed < 5  # CPU seconds of the child: start-up is about 0.5
 
 
 async def test_project_rules_run_in_linear_time_in_the_server(spawn: Spawn, tmp_path: Path) -> None:
@@ -125,12 +129,14 @@ async def test_project_rules_run_in_linear_time_in_the_server(spawn: Spawn, tmp_
     doc = workspace / "prompts" / "evil.md"
     server = await spawn()
     await server.initialize(folders=[str(workspace)])
-    started = time.monotonic()
+    started = cpu_seconds(server.proc.pid)
     server.open(doc.as_uri(), ADVERSARIAL + "\n---TURN---\naaaa\n")
-    diags = await server.wait_diagnostics(doc.as_uri(), 1, timeout=10)
-    elapsed = time.monotonic() - started
-    report(f"server: .turnlens.toml with (a+)+$ on 50,000 a's: diagnostics after {elapsed * 1000:.0f} ms")
-    assert elapsed < 1.0
+    diags = await server.wait_diagnostics(doc.as_uri(), 1, timeout=60)
+    elapsed = cpu_seconds(server.proc.pid) - started
+    report(
+        f"server: .turnlens.toml with (a+)+$ on 50,000 a's: diagnostics after {elapsed * 1000:.0f} ms of CPU"
+    )
+    assert elapsed < 3.0  # CPU seconds of the server: about 0.1 normally; backtracking never ends
     assert [d["data"]["class"] for d in diags] == ["chitchat", "spec"]  # the project rule is live
     logs = " ".join(p["message"] for p in server.notifications("window/logMessage"))
     for rid in REJECTED:
@@ -147,15 +153,15 @@ async def test_project_rules_run_in_linear_time_in_the_server(spawn: Spawn, tmp_
 async def test_workspace_turn_separator_cannot_hang_the_server(spawn: Spawn) -> None:
     server = await spawn(config={"debounceMs": 0, "turnSeparator": "(a+)+$"})
     await server.initialize()
-    started = time.monotonic()
+    started = cpu_seconds(server.proc.pid)
     server.open("file:///work/sep.md", ADVERSARIAL + "\n")
     try:
-        await server.wait_diagnostics("file:///work/sep.md", 1, timeout=1.5)
+        await server.wait_diagnostics("file:///work/sep.md", 1, timeout=60)
     except TimeoutError:
         raise AssertionError(
-            "no diagnostics 1.5 s after opening: the separator regex is still running"
+            "no diagnostics 60 s after opening: the separator regex is still running"
         ) from None
-    assert time.monotonic() - started < 1.0
+    assert cpu_seconds(server.proc.pid) - started < 3.0  # CPU seconds; about 0.1 normally
 
 
 # Regression test for a bug this suite found (since fixed): turnlens.exclude globs (workspace
@@ -165,9 +171,9 @@ def test_workspace_exclude_globs_cannot_hang_the_server() -> None:
     # timed inside the child: importing the LSP modules alone can take a second on a busy machine
     code = (
         "import time\nfrom turnlens.lsp.documents import is_excluded\n"
-        "started = time.perf_counter()\n"
+        "started = time.process_time()\n"
         "found = is_excluded('/ws/' + 'a' * 60 + '.md', '/ws', ('*a*a*a*a*a*a*a*a*a*a*a*b',))\n"
-        "print(found, time.perf_counter() - started)\n"
+        "print(found, time.process_time() - started)\n"
     )
     try:
         done = subprocess.run(
@@ -177,7 +183,7 @@ def test_workspace_exclude_globs_cannot_hang_the_server() -> None:
         raise AssertionError("is_excluded() still running after 30 s") from None
     found, took = done.stdout.split()
     assert found == "False", done.stderr
-    assert float(took) < 1.0, took
+    assert float(took) < 1.0, took  # CPU seconds in the child: RE2 needs well under 0.01
 
 
 # -- the API key ------------------------------------------------------------------------------------

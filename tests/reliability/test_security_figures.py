@@ -48,6 +48,11 @@ def _trial_kb() -> int:
 # (what, phrase with the figures as groups, the code's values in group order)
 FIGURES: list[tuple[str, str, list[Callable[[], int]]]] = [
     (
+        "publishing under any settings or rules file",
+        r"after at most ([\d,]+) seconds of its CPU time from opening it",
+        [_const("tests.reliability.test_fuzz_hostile", "PUBLISH_BUDGET_S")],
+    ),
+    (
         "maxDocumentSize default",
         r"`turnlens\.maxDocumentSize` characters \(default ([\d,]+)\)",
         [_setting("maxDocumentSize")],

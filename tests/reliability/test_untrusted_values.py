@@ -255,9 +255,9 @@ async def test_server_exits_when_its_output_is_closed(spawn: Spawn) -> None:
         )
         await asyncio.sleep(0.05)
     try:
-        code = await asyncio.wait_for(server.proc.wait(), 5)
+        code = await asyncio.wait_for(server.proc.wait(), 30)  # a hang guard, not a speed bound
     except TimeoutError:
-        raise AssertionError("the server still runs 5 s after its output was closed") from None
+        raise AssertionError("the server still runs 30 s after its output was closed") from None
     took = time.monotonic() - started
     await asyncio.sleep(0.2)
     stderr = server.stderr_text()
