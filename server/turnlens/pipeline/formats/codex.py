@@ -60,8 +60,8 @@ _INJECTED = re.compile(
 )
 # text a Codex client wraps around or adds before what the user typed: image wrappers, the IDE
 # extension's context (open files, selection), files mentioned with `@`. Kind `injected`.
-_WRAPPERS = re.compile(
-    r"\s*(?:</?image\b[^>]*>\s*$|<image name=|# Files mentioned by the user|# Context from my IDE setup"
+_WRAPPERS = re.compile(  # used with `match`: anchored, blanks possessive (linear under search too)
+    r"\A\s*+(?:</?image\b[^>]*>\s*$|<image name=|# Files mentioned by the user|# Context from my IDE setup"
     r"|<user_action>|<ide_context>)"
 )
 _REQUEST = re.compile(r"^##? My request for Codex:?[ \t]*\r?\n?", re.MULTILINE)

@@ -17,7 +17,7 @@ from turnlens.pipeline.formats.jsondoc import Doc, JsonDocFormat, keys_in, offse
 from turnlens.pipeline.formats.jsonspan import plain
 from turnlens.pipeline.units import Unit
 
-_COMMAND = re.compile(r"\s*[/@!]?/[A-Za-z]")  # `/chat save x`; `@path` and `!shell` stay prompts
+_COMMAND = re.compile(r"\A\s*+[/@!]?/[A-Za-z]")  # `/chat save x`; `@path` and `!shell` stay prompts
 
 
 def _is_entry(obj: Any) -> bool:
