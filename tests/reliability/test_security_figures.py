@@ -93,7 +93,7 @@ FIGURES: list[tuple[str, str, list[Callable[[], int]]]] = [
         r"a glob over ([\d,]+) characters",
         [_const("turnlens.lsp.documents", "MAX_GLOB_LENGTH")],
     ),
-    ("glob count", r"at most ([\d,]+) globs are used", [_const("turnlens.lsp.server", "MAX_GLOBS")]),
+    ("glob count", r"at most ([\d,]+) globs are used", [_const("turnlens.lsp.config", "MAX_GLOBS")]),
     (
         "rules file size",
         r"over ([\d,]+) MB, not a regular file",
