@@ -81,7 +81,9 @@ _LOOKUP_TOOLS: Final = frozenset(
 )
 # `Bash: du -sh .` as the session readers write a call; Markdown exports of sessions put an
 # emoji and bold around it (`💻 **Bash: Run the tests**`)
-_TOOL_NAME = re.compile(r"\A[ \t]*(?:[^\w\s*]{1,4}[ \t]*)?(?:\*\*)?[ \t]*([A-Za-z][\w.\-]{0,63}):")
+# each run of blanks follows something else (a symbol, `**`), so that no two runs meet: a line
+# of blanks alone is read once, not once per way of splitting it between them
+_TOOL_NAME = re.compile(r"\A[ \t]*(?:[^\w\s*]{1,4}[ \t]*)?(?:\*\*[ \t]*)?([A-Za-z][\w.\-]{0,63}):")
 # SpecStory's Markdown exports open a tool call with `<tool-use data-tool-type="shell"
 # data-tool-name="run_terminal_cmd">`; the type alone says a command, a write or a lookup
 _TOOL_USE = re.compile(
