@@ -65,22 +65,20 @@ def from_model(
     text: str, result: Score, model: Model, *, explain: bool = False, top: int = 8
 ) -> Classification:
     """The model's answer; with `explain`, the features that pushed it and each rule's weight."""
-    from turnlens.learn.infer import features_from_score
+    from turnlens.learn.scorer import scorer_for
 
-    features = features_from_score(text, result)
-    prediction = model.predict(features)
+    scorer = scorer_for(model)
     contributions: tuple[Contribution, ...] = ()
     rule_weights: dict[str, float] | None = None
     found: tuple[Phrase, ...] = ()
     if explain:
-        from turnlens.learn.phrases import phrases
-
-        every = model.contributions(features, prediction.label)
-        contributions = tuple(model.top_contributions(features, prediction.label, each=top // 2))
-        # each fired rule's push on this text, in the same units as the features above
-        pushes = {c.key[2:]: c.weight for c in every if c.kind == "d"}
-        rule_weights = {s.rule: pushes[s.rule] for s in result.signals if s.rule in pushes}
-        found = tuple(phrases(text, every))
+        # each fired rule's push on this text, in the same units as the features, and the
+        # stretches of the text that pushed the answer
+        prediction, (contributions, rule_weights, found) = scorer.predict_explained(
+            text, result, each=top // 2
+        )
+    else:
+        prediction = scorer.predict(text, result)
     return of_class(
         task_class(prediction.label).name,
         result,

@@ -108,6 +108,8 @@ class Model:
         if len(weights) != len(classes) or any(len(w) != offset for w in weights):
             raise ModelError("weights do not match the vocabulary and classes")
         self._name: list[tuple[str, str]] | None = None
+        # the `turnlens.learn.scorer.Scorer` that answers for these weights, made on first use
+        self._scorer: object | None = None
 
     def __repr__(self) -> str:
         return f"Model(task={self.task!r}, classes={len(self.classes)}, features={self.size})"
