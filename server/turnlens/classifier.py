@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from turnlens.core.classes import task_class
-from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class
+from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class, score_many
 from turnlens.core.engine import Score, score
 from turnlens.core.rules import RulePack, builtin_pack
 
@@ -116,11 +116,35 @@ def classify_many(
 ) -> list[Classification]:
     """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
     of a transcript: a pack without a model shares the rules' answers between texts that fire
-    the same rules (`core.classify.classify_rules_many`); a model reads each text itself."""
+    the same rules (`core.classify.classify_rules_many`); with a model only the rule pass is
+    shared (`core.classify.score_many`), and the model reads each distinct text once."""
     pack = pack or builtin_pack("default")
     if pack.model is None:
         return classify_rules_many(texts, pack, pins)
     texts = list(texts)
     if pins is not None and len(pins) != len(texts):
         raise ValueError("classify_many: one pin (or None) per text")
-    return [classify(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
+    model = model_of(pack)
+    if model is None:  # pragma: no cover - a pack's model is a name or a Model
+        return classify_rules_many(texts, pack, pins)
+    passes = score_many(texts, pack)
+    seen: dict[str, Classification] = {}
+    out: list[Classification] = []
+    new = tuple.__new__
+    for i, (text, result) in enumerate(zip(texts, passes, strict=True)):
+        pin = pins[i] if pins else None
+        if pin is not None:
+            out.append(classify(text, pack, pin=pin))
+            continue
+        a = seen.get(text)
+        if a is not None:  # the same text, the same answer (its own scores dict)
+            out.append(new(Classification, (*a[:6], a[6].copy(), *a[7:])))
+            continue
+        user = user_decision(result, pack)
+        if user is not None:
+            answer = of_class(user[0], result, overridden_by=user[1])
+        else:
+            answer = from_model(text, result, model)
+        seen[text] = answer
+        out.append(answer)
+    return out

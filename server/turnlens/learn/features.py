@@ -14,6 +14,16 @@ model scores exactly the features it was trained on. Four kinds:
 
 The n-grams of a long text come from its head and tail (where a turn says what
 it is) so scoring stays well under a millisecond for any size.
+
+Changing a feature. This module is the one definition; `turnlens.learn.scorer` lists
+the implementations that score it. The compiled kernel (`_scorer.c`) computes the
+n-grams of `region(text)` from the parameters below (`HEAD`/`TAIL` via `region`,
+`CHAR_SIZES`, `MAX_TOKENS`, `TAIL_TOKENS`, `CJK_RANGES`) and tokenizes as `_TOKEN` does;
+the dense features are always made here (`dense_features`). So: a change to a parameter
+or to the dense features needs nothing else; a change to the *shape* of `_TOKEN` or of
+the n-grams makes `turnlens.learn.native.compatible()` say no (the pure-Python scorer
+then answers, with the same results, until `_scorer.c` follows); after any change run
+`pytest tests/learn/test_scorer.py`, which compares every implementation on the corpus.
 """
 
 from __future__ import annotations
@@ -27,12 +37,22 @@ HEAD = 1500
 TAIL = 500
 CHAR_SIZES = (3, 4)
 MAX_TOKENS = 400
+# a text with more tokens keeps its first MAX_TOKENS - TAIL_TOKENS and its last TAIL_TOKENS
+TAIL_TOKENS = 100
 
 _DIGIT = re.compile(r"[1-9]")
 # Chinese and Japanese write words without spaces: each ideograph or kana is a token of its
 # own, so that the word bigrams are the script's two-character words ("合并", "回滚")
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]+")
+CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+
+
+def token_pattern(cjk: tuple[tuple[int, int], ...]) -> str:
+    """A token: one CJK character, a run of other word characters, or a run of punctuation."""
+    ranges = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in cjk)
+    return rf"[{ranges}]|[^\W{ranges}]+|[^\w\s]+"
+
+
+_TOKEN = re.compile(token_pattern(CJK_RANGES))
 _CODE_LINE = re.compile(r"^(?:\t| {4,}).*\S|.*[;{}]\s*$|^\s*[#/]{1,2} ?\w|^\s*[<>$]{1,3} ")
 
 
@@ -117,10 +137,18 @@ def extract(
         grams.update(map("".join, zip(*(t[k:] for k in range(size)), strict=False)))
     tokens = _TOKEN.findall(t)
     if len(tokens) > MAX_TOKENS:
-        tokens = tokens[: MAX_TOKENS - 100] + tokens[-100:]
+        tokens = tokens[: MAX_TOKENS - TAIL_TOKENS] + tokens[-TAIL_TOKENS:]
     bigrams = {f"{a} {b}" for a, b in pairwise(tokens)}
+    dense = dense_features(text, fired, words, lines, scores)
+    return Features(tuple(grams), tuple(set(tokens)), tuple(bigrams), dense)
+
+
+def dense_features(
+    text: str, fired: Iterable[str], words: int, lines: int, scores: Mapping[str, int] | None = None
+) -> tuple[str, ...]:
+    """The rule, vote and shape features of `text` (distinct, in a fixed order)."""
     dense = [f"r:{rid}" for rid in fired]
     dense.extend(shape(text, words, lines))
     if scores is not None:
         dense.extend(rule_votes(scores))
-    return Features(tuple(grams), tuple(set(tokens)), tuple(bigrams), tuple(dict.fromkeys(dense)))
+    return tuple(dict.fromkeys(dense))

@@ -127,9 +127,12 @@ def explain_features(
 
 
 def scorer_for(model: Model) -> Scorer:
-    """The scorer for `model` (made once per model object and kept on it)."""
+    """The scorer for `model`: the compiled one where it is installed and serves the model,
+    else the reference (made once per model object and kept on it)."""
     found: Scorer | None = getattr(model, "_scorer", None)
     if found is None:
-        found = PythonScorer(model)
+        from turnlens.learn import native
+
+        found = native.NativeScorer(model) if native.serves(model) else PythonScorer(model)
         model._scorer = found
     return found
