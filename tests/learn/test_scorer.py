@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -333,19 +334,18 @@ def test_an_install_without_a_c_compiler_gives_the_same_answers(tmp_path: Path) 
     the extension and its pure-Python scorer gives the compiled scorer's answers."""
     env = {**os.environ, "CC": "/bin/false", "CXX": "/bin/false", "LDSHARED": "/bin/false"}
     env.pop("TURNLENS_PURE_PYTHON", None)
+    # a clean copy of what a build reads: no build/ folder or extension left from this checkout
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    shutil.copytree(
+        REPO / "server",
+        src / "server",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "*.egg-info"),
+    )
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            tmp_path,
-            REPO,
-        ],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path, src],
         env=env,
         check=True,
         timeout=600,
