@@ -299,15 +299,13 @@ def test_the_kernel_finds_the_vocabulary_n_grams_python_finds(text: str) -> None
 
 
 def test_a_feature_the_kernel_does_not_implement_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    import re
-
     from turnlens.learn import features as F
 
     model = packaged_model("classes")
-    monkeypatch.setattr(F, "_TOKEN", re.compile(r"@\w+|" + F._TOKEN.pattern))
+    monkeypatch.setattr(F, "TOKEN_PATTERN", r"@\w+|" + F.TOKEN_PATTERN)
     assert not native.compatible() and not native.serves(model)
     monkeypatch.setenv("TURNLENS_PURE_PYTHON", "1")
-    monkeypatch.setattr(F, "_TOKEN", re.compile(F.token_pattern(F.CJK_RANGES)))
+    monkeypatch.setattr(F, "TOKEN_PATTERN", F.token_pattern(F.CJK_RANGES))
     assert native.compatible() and native.kernel_type() is None and not native.serves(model)
 
 

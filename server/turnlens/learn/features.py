@@ -18,9 +18,9 @@ it is) so scoring stays well under a millisecond for any size.
 Changing a feature. This module is the one definition; `turnlens.learn.scorer` lists
 the implementations that score it. The compiled kernel (`_scorer.c`) computes the
 n-grams of `region(text)` from the parameters below (`HEAD`/`TAIL` via `region`,
-`CHAR_SIZES`, `MAX_TOKENS`, `TAIL_TOKENS`, `CJK_RANGES`) and tokenizes as `_TOKEN` does;
+`CHAR_SIZES`, `MAX_TOKENS`, `TAIL_TOKENS`, `CJK_RANGES`) and tokenizes as `TOKEN_PATTERN` does;
 the dense features are always made here (`dense_features`). So: a change to a parameter
-or to the dense features needs nothing else; a change to the *shape* of `_TOKEN` or of
+or to the dense features needs nothing else; a change to the *shape* of `TOKEN_PATTERN` or of
 the n-grams makes `turnlens.learn.native.compatible()` say no (the pure-Python scorer
 then answers, with the same results, until `_scorer.c` follows); after any change run
 `pytest tests/learn/test_scorer.py`, which compares every implementation on the corpus.
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -52,7 +53,16 @@ def token_pattern(cjk: tuple[tuple[int, int], ...]) -> str:
     return rf"[{ranges}]|[^\W{ranges}]+|[^\w\s]+"
 
 
-_TOKEN = re.compile(token_pattern(CJK_RANGES))
+TOKEN_PATTERN = token_pattern(CJK_RANGES)
+
+
+@cache
+def _token() -> re.Pattern[str]:
+    """The compiled token pattern, made on first use: its Unicode classes take milliseconds to
+    compile, which a one-shot run answered by the compiled scorer never needs."""
+    return re.compile(TOKEN_PATTERN)
+
+
 _CODE_LINE = re.compile(r"^(?:\t| {4,}).*\S|.*[;{}]\s*$|^\s*[#/]{1,2} ?\w|^\s*[<>$]{1,3} ")
 
 
@@ -135,7 +145,7 @@ def extract(
     for size in CHAR_SIZES:
         # each n-gram joined from n shifted views of the text: ~20 % faster than slicing
         grams.update(map("".join, zip(*(t[k:] for k in range(size)), strict=False)))
-    tokens = _TOKEN.findall(t)
+    tokens = _token().findall(t)
     if len(tokens) > MAX_TOKENS:
         tokens = tokens[: MAX_TOKENS - TAIL_TOKENS] + tokens[-TAIL_TOKENS:]
     bigrams = {f"{a} {b}" for a, b in pairwise(tokens)}

@@ -10,7 +10,6 @@ answers, slower. TURNLENS_PURE_PYTHON=1 in the environment chooses the pure-Pyth
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
     from turnlens.learn.model import Model, Prediction
 
 # The token shape the kernel implements, over the CJK ranges it is given: if
-# `features._TOKEN` is no longer this, the kernel does not serve (see features.py).
+# `features.TOKEN_PATTERN` is no longer this, the kernel does not serve (see features.py).
 _KERNEL_TOKEN = r"[{r}]|[^\W{r}]+|[^\w\s]+"
 
 
@@ -41,8 +40,7 @@ def compatible() -> bool:
     """Whether today's feature definitions are the ones the kernel computes."""
     ranges = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in F.CJK_RANGES)
     return (
-        F._TOKEN.pattern == _KERNEL_TOKEN.format(r=ranges)
-        and F._TOKEN.flags == re.UNICODE
+        _KERNEL_TOKEN.format(r=ranges) == F.TOKEN_PATTERN
         and all(isinstance(n, int) and 0 < n <= 64 for n in F.CHAR_SIZES)
         and 0 <= F.TAIL_TOKENS <= F.MAX_TOKENS
         and len(F.CJK_RANGES) <= 16
