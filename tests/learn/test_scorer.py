@@ -359,7 +359,7 @@ def test_an_install_without_a_c_compiler_gives_the_same_answers(tmp_path: Path) 
     script = (
         "import json, sys\n"
         "import turnlens\n"
-        "from turnlens.core.classify import classify_many\n"
+        "from turnlens.classifier import classify_many\n"
         "from turnlens.core.rules import builtin_pack\n"
         "from turnlens.learn.model import packaged_model\n"
         "from turnlens.learn.scorer import scorer_for\n"
