@@ -99,13 +99,11 @@ class Model:
         self.bias = list(bias)
         self.weights = weights
         self._keys = keys
-        self.vocab: dict[str, dict[str, int]] = {}
-        offset = 0
-        for kind in KINDS:
-            names = keys.get(kind, [])
-            self.vocab[kind] = dict(zip(names, range(offset, offset + len(names)), strict=True))
-            offset += len(names)
+        offset = sum(len(keys.get(kind, [])) for kind in KINDS)
         self.size = offset
+        dense = keys.get("d", [])
+        self._dense_vocab = dict(zip(dense, range(offset - len(dense), offset), strict=True))
+        self._vocab: dict[str, dict[str, int]] | None = None
         if len(weights) != len(classes) or any(len(w) != offset for w in weights):
             raise ModelError("weights do not match the vocabulary and classes")
         self._name: list[tuple[str, str]] | None = None
@@ -114,6 +112,20 @@ class Model:
 
     def __repr__(self) -> str:
         return f"Model(task={self.task!r}, classes={len(self.classes)}, features={self.size})"
+
+    @property
+    def vocab(self) -> dict[str, dict[str, int]]:
+        """Index of each key, by kind: made on first use (the compiled scorer has its own table,
+        so a one-shot run it answers never builds these 20,000-entry dicts)."""
+        if self._vocab is None:
+            vocab: dict[str, dict[str, int]] = {}
+            offset = 0
+            for kind in KINDS:
+                names = self._keys.get(kind, [])
+                vocab[kind] = dict(zip(names, range(offset, offset + len(names)), strict=True))
+                offset += len(names)
+            self._vocab = vocab
+        return self._vocab
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -163,7 +175,7 @@ class Model:
 
     def dense_indices(self, keys: Iterable[str]) -> list[int]:
         """Vocabulary indices of the dense features present (in their order)."""
-        vocab = self.vocab["d"]
+        vocab = self._dense_vocab
         return [vocab[k] for k in keys if k in vocab]
 
     def predict(self, features: Features) -> Prediction:
@@ -216,7 +228,7 @@ class Model:
 
     def feature_weight(self, key: str, label: str) -> float | None:
         """The centred weight of a dense feature (`r:<rule id>`) for `label`, if the model has it."""
-        i = self.vocab["d"].get(key)
+        i = self._dense_vocab.get(key)
         if i is None:
             return None
         mean = sum(w[i] for w in self.weights) / len(self.classes)
