@@ -47,7 +47,7 @@ typedef struct {
     size_t smask;
     Py_UCS4 *pool;
     Py_ssize_t pool_len;
-    Py_ssize_t *key_start, *key_len; /* by index: where its key is in the pool */
+    uint32_t *key_start, *key_len; /* by index: where its key is in the pool */
     Py_ssize_t kind_end[3];          /* indices of kind k are below kind_end[k] */
     float *weights;                  /* feature-major: weights[index * n_classes + k] */
     Py_ssize_t n_index;
@@ -113,7 +113,7 @@ static int kind_of(const Kernel *self, Py_ssize_t index) {
 }
 
 static int same(const Kernel *self, Py_ssize_t index, int kind, const Py_UCS4 *s, Py_ssize_t n) {
-    return kind_of(self, index) == kind && self->key_len[index] == n &&
+    return kind_of(self, index) == kind && (Py_ssize_t)self->key_len[index] == n &&
            memcmp(self->pool + self->key_start[index], s, (size_t)n * sizeof(Py_UCS4)) == 0;
 }
 
@@ -129,7 +129,7 @@ static Py_ssize_t lookup(const Kernel *self, int kind, const Py_UCS4 *s, Py_ssiz
 
 static void insert(Kernel *self, int kind, Py_ssize_t index) {
     const Py_UCS4 *s = self->pool + self->key_start[index];
-    Py_ssize_t n = self->key_len[index];
+    Py_ssize_t n = (Py_ssize_t)self->key_len[index];
     uint64_t h = hash_of(kind, s, n);
     uint32_t tag = (uint32_t)(h >> 32);
     for (size_t i = (size_t)h & self->mask;; i = (i + 1) & self->mask) {
@@ -241,7 +241,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
                                      &PyTuple_Type, &cjk))
         return -1;
     int ok = -1;
-    Py_ssize_t n_keys = 0, pool_len = 0;
+    Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0; /* n_long: keys in the general table */
     for (int k = 0; k < 3; k++) {
         n_keys += PyList_GET_SIZE(lists[k]);
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
@@ -251,6 +251,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
                 goto done;
             }
             pool_len += PyUnicode_GET_LENGTH(s);
+            n_long += k != KIND_CHAR || PyUnicode_GET_LENGTH(s) > 4;
         }
     }
     if (n_classes < 1 || weights.itemsize != 1 || weights.len % ((Py_ssize_t)sizeof(float) * n_classes)) {
@@ -258,7 +259,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
         goto done;
     }
     Py_ssize_t size = weights.len / (Py_ssize_t)sizeof(float) / n_classes;
-    if (size < n_keys || n_keys >= INT32_MAX || PyTuple_GET_SIZE(sizes) > MAX_SIZES || PyTuple_GET_SIZE(cjk) > MAX_CJK ||
+    if (size < n_keys || n_keys >= INT32_MAX || pool_len >= (Py_ssize_t)UINT32_MAX || PyTuple_GET_SIZE(sizes) > MAX_SIZES || PyTuple_GET_SIZE(cjk) > MAX_CJK ||
         max_tokens < tail_tokens || tail_tokens < 0) {
         PyErr_SetString(PyExc_ValueError, "Kernel: parameters out of range");
         goto done;
@@ -285,7 +286,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     self->n_classes = n_classes;
     self->n_index = size;
     size_t cap = 16;
-    while (cap < (size_t)n_keys * 2 + 16) cap <<= 1;
+    while (cap < (size_t)n_long * 2 + 16) cap <<= 1;
     self->mask = cap - 1;
     self->slots = PyMem_Malloc(cap * sizeof(Slot));
     size_t scap = 16;
@@ -293,8 +294,8 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     self->smask = scap - 1;
     self->shorts = PyMem_Malloc(scap * sizeof(Short));
     self->pool = PyMem_Malloc((size_t)(pool_len + 1) * sizeof(Py_UCS4));
-    self->key_start = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(Py_ssize_t));
-    self->key_len = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(Py_ssize_t));
+    self->key_start = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
+    self->key_len = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
     self->weights = PyMem_Malloc((size_t)(size * n_classes + 1) * sizeof(float));
     self->stamp = PyMem_Calloc((size_t)size + 1, sizeof(uint32_t));
     self->sums = PyMem_Malloc((size_t)n_classes * sizeof(double));
@@ -314,7 +315,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
             PyObject *s = PyList_GET_ITEM(lists[k], i);
             Py_ssize_t n = PyUnicode_GET_LENGTH(s);
             if (n && !PyUnicode_AsUCS4(s, self->pool + self->pool_len, n, 0)) goto done;
-            self->key_start[index] = self->pool_len, self->key_len[index] = n;
+            self->key_start[index] = (uint32_t)self->pool_len, self->key_len[index] = (uint32_t)n;
             self->pool_len += n;
         }
         self->kind_end[k] = index;
