@@ -482,7 +482,7 @@ THROUGHPUT_PLOT = REPO / "docs" / "benchmarks-throughput.png"
 
 def bench_model(cfg: Config) -> list[Result]:
     """The learned default path (issue 26): compiled scorer against the pure-Python one."""
-    from turnlens.core.classify import classify_many
+    from turnlens.classifier import classify_many
     from turnlens.core.engine import score
     from turnlens.core.rules import builtin_pack, rules_only
     from turnlens.learn.model import packaged_model
