@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from turnlens import userfiles
 from turnlens.classifier import classify
@@ -31,9 +31,13 @@ from turnlens.pipeline.formats import AUTO, Edit, NotATranscript, Problem
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
 from turnlens.pipeline.profile import DEFAULT_ROUTE_ROLES, Profile
 from turnlens.router.resolve import Route, resolve_offline
-from turnlens.router.service import Router
 from turnlens.router.settings import RouterSettings
 from turnlens.userfiles import ModelCache, model_path
+
+if TYPE_CHECKING:
+    # made on first use (router_for): importing it brings asyncio and SSL, tens of
+    # milliseconds a one-shot command that only resolves a pack never needs
+    from turnlens.router.service import Router
 
 log = logging.getLogger("turnlens")
 
@@ -254,6 +258,8 @@ class Workspace:
         """The router for one configuration, made on first use and shared by equal settings."""
         router = self.routers.get(settings)
         if router is None:
+            from turnlens.router.service import Router
+
             router = self.routers[settings] = Router(settings)
         return router
 
