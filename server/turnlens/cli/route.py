@@ -103,7 +103,7 @@ async def _route_with_model(text: str, settings: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from turnlens.pipeline.workspace import with_labels_model
+    from turnlens.pipeline.command_line import with_labels_model
     from turnlens.router.resolve import resolve_early, resolve_offline
 
     text, _ = read_input(args)
