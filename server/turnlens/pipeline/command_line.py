@@ -9,15 +9,17 @@ session formats: tens of milliseconds of a call that should take a few.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from turnlens import userfiles
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack, with_model
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from turnlens.router.settings import RouterSettings
+
+# `pathlib` and `dataclasses` are imported where used: the plain `classify` path needs neither
 
 __all__ = [
     "WorkspaceError",
@@ -41,7 +43,11 @@ def shown(path: object) -> str:
 def with_labels_model(router: RouterSettings, models: Mapping[str, Any]) -> RouterSettings:
     """Router settings whose labeler is the user's labels model, when one is given."""
     model = models.get("labels")
-    return router if model is None else replace(router, label_model=model)
+    if model is None:
+        return router
+    from dataclasses import replace
+
+    return replace(router, label_model=model)
 
 
 def with_user_model(pack: RulePack, models: Mapping[str, Any]) -> RulePack:
@@ -60,6 +66,8 @@ def command_line_pack(spec: str | None, near: Path | None, warn: Callable[[str],
         if spec in BUILTIN_PACKS:
             return builtin_pack(spec)
         if spec:
+            from pathlib import Path
+
             file = Path(spec)
             try:
                 exists = file.exists()
@@ -91,6 +99,8 @@ def command_line_models(paths: list[str]) -> dict[str, Any]:
     if not paths:
         source = "TURNLENS_MODELS"
         paths = [p for p in os.environ.get("TURNLENS_MODELS", "").split(os.pathsep) if p]
+    from pathlib import Path
+
     models: dict[str, Any] = {}
     for raw in paths:
         try:
