@@ -10,6 +10,7 @@ answers, slower. TURNLENS_PURE_PYTHON=1 in the environment chooses the pure-Pyth
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +63,9 @@ class NativeScorer:
         kernel = kernel_type()
         if kernel is None or not serves(model):
             raise RuntimeError("the compiled scorer cannot serve this model")
-        self._model = model
+        # the model keeps its scorer (`scorer_for`); a weak reference back leaves no cycle, so
+        # a model dropped from a cache frees its scorer (and a kernel's tables) at once
+        self._ref = weakref.ref(model)
         keys = model._keys
         self._kernel = kernel(
             chars=list(keys.get("c", [])),
@@ -79,6 +82,13 @@ class NativeScorer:
     @property
     def model(self) -> Model:
         return self._model
+
+    @property
+    def _model(self) -> Model:
+        model = self._ref()
+        if model is None:  # pragma: no cover - a scorer is reached through its model
+            raise ReferenceError("the model of this scorer is gone")
+        return model
 
     def predict(self, text: str, rules: Score) -> Prediction:
         model = self._model

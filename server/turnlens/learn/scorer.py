@@ -18,6 +18,7 @@ docstring there for how to change one in every implementation.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -86,11 +87,20 @@ class PythonScorer:
     implementation = "python"
 
     def __init__(self, model: Model) -> None:
-        self._model = model
+        # the model keeps its scorer (`scorer_for`); a weak reference back leaves no cycle, so
+        # a model dropped from a cache frees its scorer (and a kernel's tables) at once
+        self._ref = weakref.ref(model)
 
     @property
     def model(self) -> Model:
         return self._model
+
+    @property
+    def _model(self) -> Model:
+        model = self._ref()
+        if model is None:  # pragma: no cover - a scorer is reached through its model
+            raise ReferenceError("the model of this scorer is gone")
+        return model
 
     def predict(self, text: str, rules: Score) -> Prediction:
         return self._model.predict(features(text, rules))

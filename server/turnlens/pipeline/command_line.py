@@ -99,7 +99,6 @@ def command_line_models(paths: list[str]) -> dict[str, Any]:
     if not paths:
         source = "TURNLENS_MODELS"
         paths = [p for p in os.environ.get("TURNLENS_MODELS", "").split(os.pathsep) if p]
-    from pathlib import Path
 
     models: dict[str, Any] = {}
     for raw in paths:
