@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from turnlens.core.classes import task_class
-from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class
+from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class, score_many
 from turnlens.core.engine import Score, score
 from turnlens.core.rules import RulePack, builtin_pack
 
@@ -80,24 +80,24 @@ def from_model(
 ) -> Classification:
     """The model's answer (among the `allowed` classes, when a unit's kind limits them); with
     `explain`, the features that pushed it and each rule's weight."""
-    from turnlens.learn.infer import features_from_score
+    from turnlens.learn.scorer import scorer_for
 
-    features = features_from_score(text, result)
-    prediction = model.predict(features)
-    if allowed is not None and prediction.label not in allowed:
-        prediction = model.restrict(prediction, allowed)
+    scorer = scorer_for(model)
     contributions: tuple[Contribution, ...] = ()
     rule_weights: dict[str, float] | None = None
     found: tuple[Phrase, ...] = ()
     if explain:
-        from turnlens.learn.phrases import phrases
-
-        every = model.contributions(features, prediction.label)
-        contributions = tuple(model.top_contributions(features, prediction.label, each=top // 2))
-        # each fired rule's push on this text, in the same units as the features above
-        pushes = {c.key[2:]: c.weight for c in every if c.kind == "d"}
-        rule_weights = {s.rule: pushes[s.rule] for s in result.signals if s.rule in pushes}
-        found = tuple(phrases(text, every))
+        # each fired rule's push on this text, in the same units as the features, and the
+        # stretches of the text that pushed the answer
+        prediction, (contributions, rule_weights, found) = scorer.predict_explained(
+            text, result, each=top // 2
+        )
+    else:
+        prediction = scorer.predict(text, result)
+    if allowed is not None and prediction.label not in allowed:
+        prediction = model.restrict(prediction, allowed)
+        if explain:  # explain the class given, not the one the kind ruled out
+            contributions, rule_weights, found = scorer.explain(text, result, prediction.label, each=top // 2)
     return of_class(
         task_class(prediction.label).name,
         result,
@@ -153,7 +153,8 @@ def classify_many(
 ) -> list[Classification]:
     """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
     of a transcript: a pack without a model shares the rules' answers between texts that fire
-    the same rules (`core.classify.classify_rules_many`); a model reads each text itself."""
+    the same rules (`core.classify.classify_rules_many`); with a model only the rule pass is
+    shared (`core.classify.score_many`), and the model reads each distinct text once."""
     pack = pack or builtin_pack("default")
     texts = list(texts)
     if kinds is not None and len(kinds) != len(texts):
@@ -162,7 +163,33 @@ def classify_many(
         return classify_rules_many(texts, pack, pins)
     if pins is not None and len(pins) != len(texts):
         raise ValueError("classify_many: one pin (or None) per text")
-    return [
-        classify(t, pack, pin=pins[i] if pins else None, kind=kinds[i] if kinds else None)
-        for i, t in enumerate(texts)
-    ]
+    model = model_of(pack)
+    if model is None:  # pragma: no cover - a pack's model is a name or a Model
+        return classify_rules_many(texts, pack, pins)
+    passes = score_many(texts, pack)
+    seen: dict[tuple[str, str | None], Classification] = {}
+    out: list[Classification] = []
+    new = tuple.__new__
+    for i, (text, result) in enumerate(zip(texts, passes, strict=True)):
+        pin = pins[i] if pins else None
+        kind = kinds[i] if kinds else None
+        if pin is not None:
+            out.append(classify(text, pack, pin=pin, kind=kind))
+            continue
+        a = seen.get((text, kind))
+        if a is not None:  # the same text of the same kind, the same answer (its own scores dict)
+            out.append(new(Classification, (*a[:6], a[6].copy(), *a[7:])))
+            continue
+        user = user_decision(result, pack)
+        if user is not None:
+            answer = of_class(user[0], result, overridden_by=user[1])
+        else:
+            allowed = None
+            if kind is not None:
+                from turnlens.core.kinds import allowed_classes
+
+                allowed = allowed_classes(kind, text)
+            answer = from_model(text, result, model, allowed=allowed)
+        seen[(text, kind)] = answer
+        out.append(answer)
+    return out

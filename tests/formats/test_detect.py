@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.formats.conftest import FIXTURES, NEARMISS
-from turnlens.pipeline.formats import NotATranscript, detect
+from turnlens.pipeline.formats import NotATranscript, detect, plainly_one_text
 
 EXPECTED = {
     "anthropic/messages-refactor.json": "anthropic",
@@ -70,3 +72,53 @@ def test_fixture_is_detected_from_its_head(name: str, head: int) -> None:
 def test_near_misses_are_not_transcripts(path: Path) -> None:
     with pytest.raises(NotATranscript, match=r"^not a transcript"):
         detect(str(path), path.read_text(encoding="utf-8"))
+
+
+# -- the shortcut of a one-shot `classify --input` -------------------------------------------
+
+_PIECES = [
+    "fix the importer\n",
+    "# Title\n",
+    "## User\n",
+    "**User:**",
+    "__Assistant__",
+    "> quoted\n",
+    "#### add a flag\n",
+    "# aider chat started at 2025-01-01 10:00:00\n",
+    '{"role": "user"}\n',
+    '[{"role": "user", "content": "x"}]',
+    "   [1, 2]",
+    "USER: hi\nASSISTANT: hello\n",
+    "```python\nx = 1\n```\n",
+    "---TURN---\n",
+    "plain words ",
+    "\n\n",
+    "é漢字 ",
+]
+_PATHS = [
+    None,
+    "notes.md",
+    "a.txt",
+    "prompt.prompt.md",
+    ".github/prompts/x.md",
+    "x.json",
+    "s.jsonl",
+    "/h/.aider.chat.history.md",
+    "log",
+    "chat.markdown",
+    "/h/.claude/p/s.jsonl",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), st.sampled_from(_PATHS))
+def test_plainly_one_text_never_hides_a_format(head: str, path: str | None) -> None:
+    if plainly_one_text(path, head):
+        assert detect(path, head).name in ("turns", "prompt-file")
+
+
+def test_plainly_one_text_says_yes_to_a_plain_prompt() -> None:
+    assert plainly_one_text("/tmp/p.txt", "thanks, that fixed it!\n")
+    assert plainly_one_text(None, "Refactor the parser so it streams.\n\nIt must not block.")
+    assert not plainly_one_text("p.md", "# aider chat started at 2025\n#### hi\n")
+    assert not plainly_one_text("x.json", "[]")

@@ -2,8 +2,8 @@
 
 Each subcommand lives in its own module with `register(subparsers)`. Modules
 keep heavy imports (pygls, HTTP) inside their `run` so `turnlens classify`
-starts fast; the plain forms of `classify` (what scripts and hooks call on every
-turn) skip argparse altogether.
+starts fast; the plain forms of `classify` and `route` (what scripts and hooks call on
+every turn) skip argparse altogether.
 """
 
 from __future__ import annotations
@@ -73,6 +73,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 _CLASSIFY_FLAGS = {"--stdin": "stdin", "--json": "json", "--explain": "explain", "--strict": "strict"}
 _CLASSIFY_VALUES = {"--input": "input", "--rules": "rules", "--from": "from_format"}
+_ROUTE_FLAGS = {"--stdin": "stdin", "--json": "json", "--explain": "explain"}
+_ROUTE_VALUES = {"--input": "input"}
+# route's options that only argparse reads (choices, numbers): None, as argparse leaves them
+_ROUTE_UNSET = ("backend", "endpoint", "model", "timeout_ms", "api_key_env", "fallback", "min_confidence")
 
 
 def _plain_classify(args: list[str]) -> dict[str, object] | None:
@@ -83,6 +87,27 @@ def _plain_classify(args: list[str]) -> dict[str, object] | None:
         return None
     opts: dict[str, object] = {"stdin": False, "json": False, "explain": False, "strict": False}
     opts.update(input=None, rules=None, model=[], from_format=None)
+    return _plain_options(args, opts, _CLASSIFY_FLAGS, _CLASSIFY_VALUES, model=True)
+
+
+def _plain_route(args: list[str]) -> dict[str, object] | None:
+    """The same for `route` with the offline labeler: --stdin or --input FILE, --json, --explain
+    (a back end, a model or a bound goes to argparse, which checks their values)."""
+    if not args or args[0] != "route":
+        return None
+    opts: dict[str, object] = {"stdin": False, "json": False, "explain": False, "input": None}
+    opts.update(dict.fromkeys(_ROUTE_UNSET))
+    return _plain_options(args, opts, _ROUTE_FLAGS, _ROUTE_VALUES, model=False)
+
+
+def _plain_options(
+    args: list[str],
+    opts: dict[str, object],
+    flags: dict[str, str],
+    values: dict[str, str],
+    *,
+    model: bool,
+) -> dict[str, object] | None:
     seen: set[str] = set()
     i = 1
     while i < len(args):
@@ -90,12 +115,12 @@ def _plain_classify(args: list[str]) -> dict[str, object] | None:
         if arg in seen:
             return None
         seen.add(arg)
-        if arg in _CLASSIFY_FLAGS:
-            opts[_CLASSIFY_FLAGS[arg]] = True
-        elif arg in _CLASSIFY_VALUES and i + 1 < len(args) and not args[i + 1].startswith("-"):
-            opts[_CLASSIFY_VALUES[arg]] = args[i + 1]
+        if arg in flags:
+            opts[flags[arg]] = True
+        elif arg in values and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            opts[values[arg]] = args[i + 1]
             i += 1
-        elif arg == "--model" and i + 1 < len(args) and not args[i + 1].startswith("-"):
+        elif model and arg == "--model" and i + 1 < len(args) and not args[i + 1].startswith("-"):
             opts["model"] = [args[i + 1]]
             i += 1
         else:
@@ -179,6 +204,13 @@ def _dispatch(args_list: list[str]) -> int:
         from turnlens.cli.classify import run
 
         return int(run(SimpleNamespace(**plain)))  # type: ignore[arg-type]
+    plain = _plain_route(args_list)
+    if plain is not None:
+        from types import SimpleNamespace
+
+        from turnlens.cli.route import run as route
+
+        return int(route(SimpleNamespace(**plain)))  # type: ignore[arg-type]
     parser = build_parser(args_list)
     args = parser.parse_args(args_list)
     if not getattr(args, "func", None):

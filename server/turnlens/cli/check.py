@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"turnlens check: no *.md, *.txt, *.prompt*, *.json or *.jsonl files in {shown(', '.join(args.paths))}"
         )
-    from turnlens.pipeline.workspace import with_user_model
+    from turnlens.pipeline.command_line import with_user_model
 
     models = load_models(args.model, "check")
     pack = with_user_model(load_rules(args.rules, files[0] if len(files) == 1 else None), models)

@@ -114,6 +114,10 @@ def run_session(args: argparse.Namespace, text: str, path: str | None, pack: Rul
     name = args.from_format or ("auto" if path else None)
     if name is None:
         return None
+    from turnlens.pipeline.formats import AUTO, DETECT_HEAD, plainly_one_text
+
+    if name == AUTO and plainly_one_text(path, text[:DETECT_HEAD]):
+        return None  # what detection would say, without importing every format
     from turnlens.pipeline.formats import NotATranscript, resolve
 
     try:

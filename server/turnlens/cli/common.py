@@ -130,7 +130,7 @@ def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
 def load_rules(spec: str | None, near: Path | None) -> RulePack:
     """`--rules NAME|PATH`, else the `.turnlens.toml` found upward from the input, else `default`
     (resolved by the pipeline's workspace; a file it cannot use exits 2)."""
-    from turnlens.pipeline.workspace import WorkspaceError, command_line_pack
+    from turnlens.pipeline.command_line import WorkspaceError, command_line_pack
 
     def warn(message: str) -> None:
         print(f"turnlens: warning: {message}", file=sys.stderr)
@@ -155,7 +155,7 @@ def add_model_arg(parser: argparse.ArgumentParser) -> None:
 def load_models(paths: list[str], command: str) -> dict[str, Any]:
     """Model files by task (`classes`, `labels`): `--model` paths, else $TURNLENS_MODELS."""
     from turnlens.learn.model import ModelError
-    from turnlens.pipeline.workspace import command_line_models
+    from turnlens.pipeline.command_line import command_line_models
 
     try:
         return command_line_models(paths)
@@ -165,6 +165,6 @@ def load_models(paths: list[str], command: str) -> dict[str, Any]:
 
 def apply_models(pack: RulePack, paths: list[str], command: str) -> RulePack:
     """The pack with a user's classes model deciding, when one is given and the pack has a model."""
-    from turnlens.pipeline.workspace import with_user_model
+    from turnlens.pipeline.command_line import with_user_model
 
     return with_user_model(pack, load_models(paths, command))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnlens.cli.common import EXIT_OK, UsageError, add_input_args, load_models, read_input
+
+if TYPE_CHECKING:
+    import argparse
 
 HELP = """Print the route of a prompt: `phase effort (source)`, e.g.
 
@@ -26,6 +28,8 @@ of the prompt to --endpoint.
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import argparse
+
     p = sub.add_parser(
         "route",
         help="print the reasoning effort a router gives a prompt",
@@ -99,7 +103,7 @@ async def _route_with_model(text: str, settings: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from turnlens.pipeline.workspace import with_labels_model
+    from turnlens.pipeline.command_line import with_labels_model
     from turnlens.router.resolve import resolve_early, resolve_offline
 
     text, _ = read_input(args)
@@ -111,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
 
         route = asyncio.run(_route_with_model(text, settings))
     else:
-        route = resolve_offline(text, settings)
+        # the reason and the located signals are printed only with --json or --explain
+        route = resolve_offline(text, settings, explain=bool(args.json or args.explain))
     if args.json:
         print(json.dumps(route.to_json(), ensure_ascii=False, separators=(",", ":")))
         return EXIT_OK

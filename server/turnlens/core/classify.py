@@ -9,7 +9,7 @@ together, and is what callers use.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnlens.core.classes import Frozen, task_class
@@ -167,7 +167,7 @@ class _Batch:
     """What `classify_many` keeps per pack: the word and line counts at which any rule's
     bounds (or the fallback) change, and answers by what decides them."""
 
-    __slots__ = ("answers", "line_cuts", "matcher", "word_cuts")
+    __slots__ = ("answers", "line_cuts", "matcher", "passes", "word_cuts")
 
     def __init__(self, pack: RulePack, matcher: _PackMatcher) -> None:
         self.matcher = matcher  # answers are keyed by the hits of this matcher's sets
@@ -184,6 +184,8 @@ class _Batch:
         self.word_cuts = sorted(words)
         self.line_cuts = sorted(lines)
         self.answers: dict[tuple[Any, ...], Classification | None] = {}
+        # the rule pass by the same keys (scores and signals), for `score_many`
+        self.passes: dict[tuple[Any, ...], tuple[dict[str, int], tuple[Signal, ...]]] = {}
 
 
 _BATCHES: dict[int, tuple[RulePack, _Batch]] = {}
@@ -227,9 +229,12 @@ def classify_rules_many(
     return out
 
 
-def _classify_batch(
-    texts: list[str], pack: RulePack, matcher: _PackMatcher, batch: _Batch
-) -> list[Classification]:
+def _batch_keys(
+    texts: list[str], matcher: _PackMatcher, batch: _Batch
+) -> Iterator[tuple[str, int, int, tuple[Any, ...] | None]]:
+    """Each text (newlines normalised) with its word and line counts and what decides its
+    rules' answer: the bounds its counts fall between and the set hits `re` confirms (None,
+    with counts 0: the text must be scored on its own)."""
     # per set: the compiled set and, by its local index, the rules `re` must confirm, on ASCII
     # text and on any text
     sets = [
@@ -241,15 +246,12 @@ def _classify_batch(
         for rset, indices in matcher.set.sets
     ]
     cut = bisect_left
-    word_cuts, line_cuts, answers = batch.word_cuts, batch.line_cuts, batch.answers
-    out: list[Classification] = []
-    append = out.append
-    new = tuple.__new__  # a known answer with this text's counts, without the keyword __new__
+    word_cuts, line_cuts = batch.word_cuts, batch.line_cuts
     for text in texts:
         if "\r" in text:
             text = normalize_newlines(text)
         if len(text) > 1 << 20:
-            append(classify_rules(text, pack))  # long: counted and confirmed on its own
+            yield text, 0, 0, None  # long: counted and confirmed on its own
             continue
         if text.isascii():
             data = text.encode("ascii")
@@ -258,7 +260,7 @@ def _classify_batch(
         else:
             utf8 = _set_input(text)
             if utf8 is None:  # what the set cannot read (`ı`, `İ`, lone surrogates)
-                append(classify_rules(text, pack))
+                yield text, 0, 0, None
                 continue
             data = utf8
             words = count_words(text)
@@ -277,16 +279,56 @@ def _classify_batch(
                 # a hit `re` does not confirm is no hit: keep only the confirmed ones
                 hits = [k for k in hits if k not in unsure or unsure[k].find(data, text) is not None]
             key.append(tuple(hits))
-        frozen_key = tuple(key)
-        answer = answers.get(frozen_key)
+        yield text, words, lines, tuple(key)
+
+
+def _classify_batch(
+    texts: list[str], pack: RulePack, matcher: _PackMatcher, batch: _Batch
+) -> list[Classification]:
+    answers = batch.answers
+    out: list[Classification] = []
+    append = out.append
+    new = tuple.__new__  # a known answer with this text's counts, without the keyword __new__
+    for text, words, lines, key in _batch_keys(texts, matcher, batch):
+        if key is None:
+            append(classify_rules(text, pack))
+            continue
+        answer = answers.get(key)
         if answer is None:
             answer = classify_rules(text, pack)
             if len(answers) >= 4096:
                 answers.clear()
-            answers[frozen_key] = answer
+            answers[key] = answer
             append(answer)
         else:
             # by position: task_class, max_ratio, frozen, verdict, words, lines, scores, the rest
             a = answer
             append(new(Classification, (a[0], a[1], a[2], a[3], words, lines, a[6].copy(), *a[7:])))
+    return out
+
+
+def score_many(texts: Iterable[str], pack: RulePack) -> list[Score]:
+    """`[score(t, pack) for t in texts]`, the same rule passes (unexplained), for the turns of a
+    transcript: texts whose set hits and bound buckets agree share one pass but for their
+    counts (as `classify_rules_many` shares answers). What a learned model reads beside the text."""
+    texts = list(texts)
+    matcher = _matcher(pack)
+    if not matcher._built:
+        matcher._maybe_build(sum(map(len, texts)))
+    if matcher.set is None or matcher.outside:
+        return [score(t, pack) for t in texts]
+    passes = _batch(pack, matcher).passes
+    out: list[Score] = []
+    for text, words, lines, key in _batch_keys(texts, matcher, _batch(pack, matcher)):
+        if key is None:
+            out.append(score(text, pack))
+            continue
+        known = passes.get(key)
+        if known is None:
+            r = score(text, pack)
+            known = (r.scores, r.signals)
+            if len(passes) >= 4096:
+                passes.clear()
+            passes[key] = known
+        out.append(Score(known[0].copy(), words, lines, known[1]))
     return out

@@ -14,12 +14,23 @@ model scores exactly the features it was trained on. Four kinds:
 
 The n-grams of a long text come from its head and tail (where a turn says what
 it is) so scoring stays well under a millisecond for any size.
+
+Changing a feature. This module is the one definition; `turnlens.learn.scorer` lists
+the implementations that score it. The compiled kernel (`_scorer.c`) computes the
+n-grams of `region(text)` from the parameters below (`HEAD`/`TAIL` via `region`,
+`CHAR_SIZES`, `MAX_TOKENS`, `TAIL_TOKENS`, `CJK_RANGES`) and tokenizes as `TOKEN_PATTERN` does;
+the dense features are always made here (`dense_features`). So: a change to a parameter
+or to the dense features needs nothing else; a change to the *shape* of `TOKEN_PATTERN` or of
+the n-grams makes `turnlens.learn.native.compatible()` say no (the pure-Python scorer
+then answers, with the same results, until `_scorer.c` follows); after any change run
+`pytest tests/learn/test_scorer.py`, which compares every implementation on the corpus.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache, lru_cache
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -27,12 +38,33 @@ HEAD = 1500
 TAIL = 500
 CHAR_SIZES = (3, 4)
 MAX_TOKENS = 400
+# a text with more tokens keeps its first MAX_TOKENS - TAIL_TOKENS and its last TAIL_TOKENS
+TAIL_TOKENS = 100
 
 _DIGIT = re.compile(r"[1-9]")
+_DIGIT_TABLE = str.maketrans("123456789", "000000000")
 # Chinese and Japanese write words without spaces: each ideograph or kana is a token of its
 # own, so that the word bigrams are the script's two-character words ("合并", "回滚")
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]+")
+CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+
+
+def token_pattern(cjk: tuple[tuple[int, int], ...]) -> str:
+    """A token: one CJK character, a run of other word characters, or a run of punctuation."""
+    ranges = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in cjk)
+    return rf"[{ranges}]|[^\W{ranges}]+|[^\w\s]+"
+
+
+TOKEN_PATTERN = token_pattern(CJK_RANGES)
+_CJK = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES)
+
+
+@cache
+def _token() -> re.Pattern[str]:
+    """The compiled token pattern, made on first use: its Unicode classes take milliseconds to
+    compile, which a one-shot run answered by the compiled scorer never needs."""
+    return re.compile(TOKEN_PATTERN)
+
+
 # used with `match` on one line; every branch is anchored so a search does not retry per char
 _CODE_LINE = re.compile(r"^(?:(?:\t| {4,}+).*\S|.*[;{}]\s*$|\s*+[#/]{1,2} ?\w|\s*+[<>$]{1,3} )")
 
@@ -59,7 +91,8 @@ def region(text: str) -> str:
     text = text.lower()
     if "\0" in text:
         text = text.replace("\0", " ")
-    return _DIGIT.sub("0", text)
+    # the same folding two ways: a table is several times faster on ASCII, the pattern on the rest
+    return text.translate(_DIGIT_TABLE) if text.isascii() else _DIGIT.sub("0", text)
 
 
 def _bucket(value: int, edges: Iterable[int]) -> str:
@@ -90,9 +123,9 @@ def shape(text: str, words: int, lines: int) -> list[str]:
     ]
     if lines >= 3:
         rows = text.split("\n", 200)[:200]
-        filled = [r for r in rows if r.strip()]
+        filled = list(filter(str.strip, rows))
         if filled:
-            code = sum(1 for r in filled if _CODE_LINE.match(r))
+            code = len(list(filter(_CODE_LINE.match, filled)))
             share = code / len(filled)
             out.append("s:code-lines" + ("≥50%" if share >= 0.5 else "≥20%" if share >= 0.2 else "<20%"))
     end = text.rstrip()[-1:]
@@ -107,16 +140,22 @@ def rule_votes(scores: Mapping[str, int]) -> list[str]:
     """What the rules alone say, as features: each category's score in steps, and the rules'
     winner (with a clear margin or not). Scores are in the pack's category order, so a tie
     goes to the category listed first, as in the rules' own decision."""
-    out = [f"score:{c}≥{step}" for c, v in scores.items() for step in (1, 3, 5) if v >= step]
+    return list(_votes(tuple(scores.items())))
+
+
+@lru_cache(maxsize=4096)
+def _votes(scores: tuple[tuple[str, int], ...]) -> tuple[str, ...]:
+    # a transcript repeats a few hundred score vectors: each is worked out once
+    out = [f"score:{c}≥{step}" for c, v in scores for step in (1, 3, 5) if v >= step]
     if scores:
-        ranked = sorted(scores.values(), reverse=True)
+        ranked = sorted((v for _, v in scores), reverse=True)
         top = ranked[0]
         if top > 0:
-            winner = next(c for c, v in scores.items() if v == top)
+            winner = next(c for c, v in scores if v == top)
             out.append(f"top:{winner}")
             if len(ranked) < 2 or top - ranked[1] >= 3:
                 out.append(f"top:{winner}+3")
-    return out
+    return tuple(out)
 
 
 def extract(
@@ -129,12 +168,22 @@ def extract(
     for size in CHAR_SIZES:
         # each n-gram joined from n shifted views of the text: ~20 % faster than slicing
         grams.update(map("".join, zip(*(t[k:] for k in range(size)), strict=False)))
-    tokens = _TOKEN.findall(t)
+    tokens = _token().findall(t)
     if len(tokens) > MAX_TOKENS:
-        tokens = tokens[: MAX_TOKENS - 100] + tokens[-100:]
+        tokens = tokens[: MAX_TOKENS - TAIL_TOKENS] + tokens[-TAIL_TOKENS:]
     bigrams = {f"{a} {b}" for a, b in pairwise(tokens)}
+    dense = dense_features(text, fired, words, lines, scores)
+    return Features(tuple(grams), tuple(set(tokens)), tuple(bigrams), dense)
+
+
+def dense_features(
+    text: str, fired: Iterable[str], words: int, lines: int, scores: Mapping[str, int] | None = None
+) -> tuple[str, ...]:
+    """The rule, vote and shape features of `text` (distinct, in a fixed order)."""
     dense = [f"r:{rid}" for rid in fired]
-    dense.extend(shape(text, text_words(words, t), lines))
+    # CJK characters counted where the n-grams come from (the head and tail of a long text)
+    seen = text if len(text) <= HEAD + TAIL else text[:HEAD] + text[-TAIL:]
+    dense.extend(shape(text, text_words(words, seen), lines))
     if scores is not None:
         dense.extend(rule_votes(scores))
-    return Features(tuple(grams), tuple(set(tokens)), tuple(bigrams), tuple(dict.fromkeys(dense)))
+    return tuple(dict.fromkeys(dense))

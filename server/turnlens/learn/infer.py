@@ -6,9 +6,10 @@ the SE-029 fields of a classification and the model's input.
 
 from __future__ import annotations
 
-from turnlens.core.engine import Score, normalize_newlines, score
+from turnlens.core.engine import Score, score
 from turnlens.core.rules import RulePack, builtin_pack, packaged_pack
-from turnlens.learn.features import Features, extract
+from turnlens.learn.features import Features
+from turnlens.learn.scorer import features
 
 # The label pack is the router's data, but the labels model is trained on its firings: the
 # model's layer names it, and the router's labeler takes it from here.
@@ -29,9 +30,8 @@ def feature_pack(name: str) -> RulePack:
 
 
 def features_from_score(text: str, result: Score) -> Features:
-    return extract(
-        normalize_newlines(text), [s.rule for s in result.signals], result.words, result.lines, result.scores
-    )
+    """The model's features of `text` (`turnlens.learn.scorer.features`, the one definition)."""
+    return features(text, result)
 
 
 def featurize(text: str, pack: RulePack, *, explain: bool = False) -> tuple[Features, Score]:

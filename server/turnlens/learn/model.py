@@ -16,6 +16,7 @@ import json
 import math
 import sys
 from array import array
+from collections.abc import Iterable, Sequence
 from functools import cache
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -112,19 +113,33 @@ class Model:
         self.bias = list(bias)
         self.weights = weights
         self._keys = keys
-        self.vocab: dict[str, dict[str, int]] = {}
-        offset = 0
-        for kind in KINDS:
-            names = keys.get(kind, [])
-            self.vocab[kind] = dict(zip(names, range(offset, offset + len(names)), strict=True))
-            offset += len(names)
+        offset = sum(len(keys.get(kind, [])) for kind in KINDS)
         self.size = offset
+        dense = keys.get("d", [])
+        self._dense_vocab = dict(zip(dense, range(offset - len(dense), offset), strict=True))
+        self._vocab: dict[str, dict[str, int]] | None = None
         if len(weights) != len(classes) or any(len(w) != offset for w in weights):
             raise ModelError("weights do not match the vocabulary and classes")
         self._name: list[tuple[str, str]] | None = None
+        # the `turnlens.learn.scorer.Scorer` that answers for these weights, made on first use
+        self._scorer: object | None = None
 
     def __repr__(self) -> str:
         return f"Model(task={self.task!r}, classes={len(self.classes)}, features={self.size})"
+
+    @property
+    def vocab(self) -> dict[str, dict[str, int]]:
+        """Index of each key, by kind: made on first use (the compiled scorer has its own table,
+        so a one-shot run it answers never builds these 20,000-entry dicts)."""
+        if self._vocab is None:
+            vocab: dict[str, dict[str, int]] = {}
+            offset = 0
+            for kind in KINDS:
+                names = self._keys.get(kind, [])
+                vocab[kind] = dict(zip(names, range(offset, offset + len(names)), strict=True))
+                offset += len(names)
+            self._vocab = vocab
+        return self._vocab
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -133,9 +148,7 @@ class Model:
         grams: list[int] = []
         for kind, keys in (("c", features.chars), ("w", features.words), ("b", features.bigrams)):
             grams.extend([i for i in map(self.vocab[kind].get, keys) if i is not None])
-        dense_vocab = self.vocab["d"]
-        dense = [dense_vocab[k] for k in features.dense if k in dense_vocab]
-        return grams, dense
+        return grams, self.dense_indices(features.dense)
 
     @staticmethod
     def _sum(getter: Any, n: int, column: array[float]) -> float:
@@ -145,30 +158,45 @@ class Model:
             return float(getter(column))
         return math.fsum(getter(column)) if n > 4000 else float(sum(getter(column)))
 
-    def _scales(self, features: Features, grams: list[int], dense: list[int]) -> tuple[float, float]:
-        """What one present n-gram and one present dense feature are worth."""
+    def _scales(self, n_present: int, n_grams: int, n_dense: int) -> tuple[float, float]:
+        """What one present n-gram and one present dense feature are worth (`n_present`: the
+        text's n-grams in the vocabulary, `n_grams`: all its distinct n-grams)."""
         if self.pooling == "mean":
-            m = len(grams) + self.dense_weight * len(dense)
+            m = n_present + self.dense_weight * n_dense
             return (1.0 / m, self.dense_weight / m) if m else (0.0, 0.0)
-        return (1.0 / math.sqrt(features.n_grams) if features.n_grams else 0.0), 1.0
+        return (1.0 / math.sqrt(n_grams) if n_grams else 0.0), 1.0
 
     def logits(self, features: Features) -> list[float]:
+        """The reference linear pass (`turnlens.learn.scorer.PythonScorer`)."""
         grams, dense = self._indices(features)
-        gram_scale, dense_scale = self._scales(features, grams, dense)
         g = itemgetter(*grams) if grams else None
+        sums = [self._sum(g, len(grams), column) for column in self.weights]
+        return self.combine(sums, len(grams), features.n_grams, dense)
+
+    def combine(
+        self, gram_sums: Sequence[float], n_present: int, n_grams: int, dense: list[int]
+    ) -> list[float]:
+        """Each class's logit from its summed n-gram weights (`gram_sums`, over the `n_present`
+        vocabulary n-grams of a text with `n_grams` in all) and the dense features' indices:
+        the one place where pooling is applied, whichever implementation summed the n-grams."""
+        gram_scale, dense_scale = self._scales(n_present, n_grams, len(dense))
         d = itemgetter(*dense) if dense else None
-        out = []
-        for bias, column in zip(self.bias, self.weights, strict=True):
-            value = (
-                bias
-                + gram_scale * self._sum(g, len(grams), column)
-                + dense_scale * self._sum(d, len(dense), column)
-            )
-            out.append(value)
-        return out
+        n = len(dense)
+        return [
+            bias + gram_scale * gram_sum + dense_scale * self._sum(d, n, column)
+            for bias, gram_sum, column in zip(self.bias, gram_sums, self.weights, strict=True)
+        ]
+
+    def dense_indices(self, keys: Iterable[str]) -> list[int]:
+        """Vocabulary indices of the dense features present (in their order)."""
+        vocab = self._dense_vocab
+        return [vocab[k] for k in keys if k in vocab]
 
     def predict(self, features: Features) -> Prediction:
-        logits = self.logits(features)
+        return self.prediction(self.logits(features))
+
+    def prediction(self, logits: list[float]) -> Prediction:
+        """The softmax of `logits` and its most probable class."""
         top = max(logits)
         t = self.temperature
         logits = [(v - top) / t + b for v, b in zip(logits, self.offsets, strict=True)]
@@ -209,7 +237,7 @@ class Model:
         """
         k = self.classes.index(label)
         grams, dense = self._indices(features)
-        gram_scale, dense_scale = self._scales(features, grams, dense)
+        gram_scale, dense_scale = self._scales(len(grams), features.n_grams, len(dense))
         names = self._names()
         n_classes = len(self.classes)
         out: list[Contribution] = []
@@ -231,7 +259,7 @@ class Model:
 
     def feature_weight(self, key: str, label: str) -> float | None:
         """The centred weight of a dense feature (`r:<rule id>`) for `label`, if the model has it."""
-        i = self.vocab["d"].get(key)
+        i = self._dense_vocab.get(key)
         if i is None:
             return None
         mean = sum(w[i] for w in self.weights) / len(self.classes)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from turnlens.learn.features import _TOKEN, HEAD, TAIL, region
+from turnlens.learn.features import HEAD, TAIL, _token, region
 from turnlens.learn.model import Contribution
 
 MAX_PLACES = 3  # occurrences of one n-gram that count (a repeated word is one reason, not ten)
@@ -49,7 +49,7 @@ def _token_places(folded: str) -> tuple[dict[str, list[tuple[int, int]]], dict[s
     words: dict[str, list[tuple[int, int]]] = {}
     pairs: dict[str, list[tuple[int, int]]] = {}
     previous: tuple[str, int] | None = None
-    for m in _TOKEN.finditer(folded):
+    for m in _token().finditer(folded):
         words.setdefault(m.group(), []).append(m.span())
         if previous is not None:
             pairs.setdefault(f"{previous[0]} {m.group()}", []).append((previous[1], m.end()))

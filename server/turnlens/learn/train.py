@@ -79,10 +79,13 @@ TASK_SETTINGS = {"classes": DEFAULT_SETTINGS, "labels": Settings(max_features=30
 
 
 def featurize_rows(rows: Sequence[Row], task: str) -> list[Features]:
-    from turnlens.learn.infer import feature_pack, featurize
+    """Each row's features, by the same `scorer.features` that scores and explains a text."""
+    from turnlens.core.engine import score
+    from turnlens.learn.infer import feature_pack
+    from turnlens.learn.scorer import features
 
     pack = feature_pack(PACK_OF_TASK[task])
-    return [featurize(r.text, pack)[0] for r in rows]
+    return [features(r.text, score(r.text, pack)) for r in rows]
 
 
 def _keys(f: Features) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from turnlens.classifier import classify
+from turnlens.classifier import classify, classify_many
 from turnlens.core.classify import Classification
 from turnlens.pipeline.formats import Edit, Format, NotATranscript, Problem, Split, resolve
 from turnlens.pipeline.formats.base import SessionInfo
@@ -86,21 +86,30 @@ class UnitCache:
         route = route_fn or _offline(profile)
         old = self._entries
         fresh: dict[CacheKey, tuple[Classification, Route]] = {}
-        results = []
+        order: list[tuple[Unit, CacheKey]] = []
+        missing: dict[CacheKey, tuple[Unit, bool]] = {}
         pack = profile.pack
         for unit in split.units:
             routed = profile.routes(unit.role, unit.kind)
             ckey = (unit.text, unit.meta, unit.pin, routed, unit.kind)
-            entry = fresh.get(ckey) or old.get(ckey)
-            if entry is None:
-                self.misses += 1
-                # not explained: where each rule fired is worked out on hover, for one turn
-                entry = (
-                    classify(unit.text, pack, pin=unit.pin, kind=unit.kind),
-                    route(unit.route_text) if routed else NOT_ROUTED,
-                )
-            fresh[ckey] = entry
-            results.append(UnitResult(unit, entry[0], entry[1]))
+            if ckey not in fresh and ckey not in missing:
+                entry = old.get(ckey)
+                if entry is None:
+                    missing[ckey] = (unit, routed)
+                else:
+                    fresh[ckey] = entry
+            order.append((unit, ckey))
+        if missing:
+            self.misses += len(missing)
+            # the new units together: classify_many shares the rule pass between alike texts
+            # (not explained: where each rule fired is worked out on hover, for one turn)
+            units = list(missing.values())
+            answers = classify_many(
+                [u.text for u, _ in units], pack, [u.pin for u, _ in units], [u.kind for u, _ in units]
+            )
+            for ckey, (unit, routed), answer in zip(missing, units, answers, strict=True):
+                fresh[ckey] = (answer, route(unit.route_text) if routed else NOT_ROUTED)
+        results = [UnitResult(unit, *fresh[ckey]) for unit, ckey in order]
         self._entries = fresh
         return Analyzed(fmt.name, tuple(results), tuple(split.problems), split.title, split.info)
 

@@ -19,21 +19,33 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from turnlens import userfiles
 from turnlens.classifier import classify
-from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack, with_model
+from turnlens.core.rules import RulePack, RulePackError, builtin_pack
 from turnlens.pipeline.analyze import Analyzed, UnitCache, UnitResult
+
+# what a command line names is resolved in `command_line` (light to import); named here too
+from turnlens.pipeline.command_line import WorkspaceError as WorkspaceError
+from turnlens.pipeline.command_line import command_line_models as command_line_models
+from turnlens.pipeline.command_line import command_line_pack as command_line_pack
+from turnlens.pipeline.command_line import shown
+from turnlens.pipeline.command_line import with_labels_model as with_labels_model
+from turnlens.pipeline.command_line import with_user_model as with_user_model
 from turnlens.pipeline.formats import AUTO, Edit, NotATranscript, Problem
 from turnlens.pipeline.formats.turns import DEFAULT_SEPARATOR
 from turnlens.pipeline.profile import DEFAULT_ROUTE_ROLES, Profile
 from turnlens.router.resolve import Route, resolve_offline
-from turnlens.router.service import Router
 from turnlens.router.settings import RouterSettings
 from turnlens.userfiles import ModelCache, model_path
+
+if TYPE_CHECKING:
+    # made on first use (router_for): importing it brings asyncio and SSL, tens of
+    # milliseconds a one-shot command that only resolves a pack never needs
+    from turnlens.router.service import Router
 
 log = logging.getLogger("turnlens")
 
@@ -73,15 +85,6 @@ class Applied:
     router: RouterSettings
 
 
-class WorkspaceError(Exception):
-    """A file a command line names cannot be used (the message says which and why)."""
-
-
-def shown(path: object) -> str:
-    """A path or message as it can be shown: bytes of a non-UTF-8 file name become U+FFFD."""
-    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 def profile_for(settings: DocumentSettings, pack: RulePack) -> Profile:
     """The profile a document is read, scored and routed with."""
     return Profile(
@@ -119,19 +122,6 @@ def profile_for_pack(
         router=router or RouterSettings(),
         route_roles=route_roles,
     )
-
-
-def with_labels_model(router: RouterSettings, models: Mapping[str, Any]) -> RouterSettings:
-    """Router settings whose labeler is the user's labels model, when one is given."""
-    model = models.get("labels")
-    return router if model is None else replace(router, label_model=model)
-
-
-def with_user_model(pack: RulePack, models: Mapping[str, Any]) -> RulePack:
-    """The pack with the user's classes model deciding, when one is given and the pack has a
-    model (a pack without one, `reference`, keeps its rules)."""
-    model = models.get("classes")
-    return pack if model is None or pack.model is None else with_model(pack, model)
 
 
 def _log_say(message: str, error: bool) -> None:
@@ -254,6 +244,8 @@ class Workspace:
         """The router for one configuration, made on first use and shared by equal settings."""
         router = self.routers.get(settings)
         if router is None:
+            from turnlens.router.service import Router
+
             router = self.routers[settings] = Router(settings)
         return router
 
@@ -347,56 +339,3 @@ class Workspace:
             paused = self.router_for(router).paused
             route = resolve_offline(unit.route_text, router, paused=paused)
         return UnitResult(unit, classification, route)
-
-
-# -- the command line: the same readers, where a file that cannot be used stops the command --
-
-
-def command_line_pack(spec: str | None, near: Path | None, warn: Callable[[str], None]) -> RulePack:
-    """`--rules NAME|PATH`, else the `.turnlens.toml` found upward from the input (or the current
-    folder), else `default`; WorkspaceError when a named file cannot be used."""
-    import os
-
-    try:
-        if spec in BUILTIN_PACKS:
-            return builtin_pack(spec)
-        if spec:
-            file = Path(spec)
-            try:
-                exists = file.exists()
-            except OSError as exc:  # a name too long, a folder we may not enter
-                raise WorkspaceError(f"--rules {shown(spec)}: {exc.strerror or exc}") from None
-            if not exists:
-                raise WorkspaceError(
-                    f"--rules {shown(spec)}: no such file (built-in packs: {', '.join(BUILTIN_PACKS)})"
-                )
-            pack = userfiles.load_rules_file(file)
-        else:
-            found = userfiles.find_project_rules(near.parent if near else os.getcwd())
-            pack = userfiles.load_rules_file(found) if found else builtin_pack("default")
-    except RulePackError as exc:
-        raise WorkspaceError(shown(str(exc))) from None
-    for warning in pack.warnings:
-        warn(f"{warning} (rule skipped)")
-    return pack
-
-
-def command_line_models(paths: list[str]) -> dict[str, Any]:
-    """Model files by task (`classes`, `labels`): `--model` paths, else $TURNLENS_MODELS;
-    ModelError when one cannot be used."""
-    import os
-
-    from turnlens.learn.model import ModelError
-
-    source = "--model"
-    if not paths:
-        source = "TURNLENS_MODELS"
-        paths = [p for p in os.environ.get("TURNLENS_MODELS", "").split(os.pathsep) if p]
-    models: dict[str, Any] = {}
-    for raw in paths:
-        try:
-            model = userfiles.load_model_file(model_path(raw))
-        except ModelError as exc:
-            raise ModelError(f"{source}: {shown(str(exc))}") from None
-        models[model.task] = model
-    return models

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from turnlens.core.classify import decide
 from turnlens.core.engine import Signal, score
 from turnlens.core.rules import RulePack
-from turnlens.learn.infer import features_from_score, label_pack
+from turnlens.learn.infer import label_pack
 
 if TYPE_CHECKING:
     from turnlens.learn.model import Contribution, Model
@@ -79,17 +79,15 @@ def label_text(
     if not use_model:
         return Labeling(decide(result, pack), result.scores, result.signals)
     from turnlens.learn.model import packaged_model
+    from turnlens.learn.scorer import scorer_for
 
-    model = model or packaged_model("labels")
-    features = features_from_score(body, result)
-    prediction = model.predict(features)
+    scorer = scorer_for(model or packaged_model("labels"))
     pushes: tuple[Contribution, ...] = ()
     found: tuple[Phrase, ...] = ()
     if explain:
-        from turnlens.learn.phrases import phrases
-
-        pushes = tuple(model.top_contributions(features, prediction.label, each=3))
-        found = tuple(phrases(body, model.contributions(features, prediction.label), limit=3))
+        prediction, (pushes, _, found) = scorer.predict_explained(body, result, each=3, phrases=3)
+    else:
+        prediction = scorer.predict(body, result)
     return Labeling(
         prediction.label,
         result.scores,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 from turnlens.core.engine import Signal, normalize_newlines
@@ -243,13 +243,21 @@ def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | 
 
 
 # Chinese and Japanese characters and Korean syllables (not emoji, also wide on screen)
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]")
+_CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]"
+
+
+@cache
+def _cjk() -> re.Pattern[str]:
+    """Compiled on first non-ASCII text (its ranges take milliseconds to compile)."""
+    return re.compile(_CJK)
 
 
 def _width(text: str) -> int:
     """Length in Latin-letter equivalents: a Chinese, Japanese or Korean character counts as
     three, about what it holds (`提交并推送`, five characters, is "commit and push", 15)."""
-    return len(text) + 2 * len(_CJK.findall(text))
+    if text.isascii():
+        return len(text)
+    return len(text) + 2 * len(_cjk().findall(text))
 
 
 def route_from_label(

@@ -7,15 +7,30 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from turnlens.pipeline.formats.base import (
-    Edit,
-    Format,
-    FormatOptions,
-    NotATranscript,
-    Problem,
-    Split,
-)
+if TYPE_CHECKING:
+    from turnlens.pipeline.formats.base import (
+        Edit,
+        Format,
+        FormatOptions,
+        NotATranscript,
+        Problem,
+        Split,
+    )
+
+# re-exported from `base` on first use: a one-shot `classify --input` that `plainly_one_text`
+# answers never imports it (dataclasses and all)
+_FROM_BASE = frozenset({"Edit", "Format", "FormatOptions", "NotATranscript", "Problem", "Split"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_BASE:
+        from turnlens.pipeline.formats import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AUTO",
@@ -29,6 +44,7 @@ __all__ = [
     "detect",
     "get_format",
     "names",
+    "plainly_one_text",
     "readable_name",
 ]
 
@@ -116,12 +132,32 @@ def detect(path: str | None, text: str) -> Format:
             best, best_score = fmt, score
     if best is None or best.name == "turns":
         if _looks_structured(path, head):
+            from turnlens.pipeline.formats.base import NotATranscript
+
             raise NotATranscript(
                 "not a transcript: JSON that matches no known session format "
                 f"(known: {', '.join(n for n in _REGISTRY if n != 'turns')})"
             )
         return get_format("turns")
     return best
+
+
+def plainly_one_text(path: str | None, head: str) -> bool:
+    """True when no format but `turns` and `prompt-file` (both: the text is one prompt) could
+    claim `head`, decided without importing a format module; False says only "ask `detect`".
+
+    Each clause is a condition without which a format's `detect` answers 0: the JSON and
+    JSON Lines formats need a `{` (or a leading `[`), Aider its header or file name,
+    Markdown chats a `#`, `**` or `__` marker (tests/formats/test_detect.py checks the
+    promise against `detect` on generated text)."""
+    lower = (path or "").lower()
+    if lower.endswith((".json", ".jsonl", ".ndjson")):
+        return False
+    if "{" in head or head.lstrip()[:1] == "[":
+        return False
+    if lower.endswith("aider.chat.history.md") or "# aider chat started at" in head:
+        return False
+    return "#" not in head and "**" not in head and "__" not in head
 
 
 def resolve(name: str, path: str | None, text: str) -> Format:
