@@ -173,7 +173,10 @@ def todays_logits(model: Model, feats: Features) -> list[float]:
 
 
 def todays_prediction(model: Model, feats: Features) -> tuple[str, dict[str, float]]:
+    """Today's softmax, with the model's calibration (temperature, then one offset per class)."""
     logits = todays_logits(model, feats)
+    top = max(logits)
+    logits = [(v - top) / model.temperature + b for v, b in zip(logits, model.offsets, strict=True)]
     top = max(logits)
     exps = [math.exp(v - top) for v in logits]
     probs = {c: e / sum(exps) for c, e in zip(model.classes, exps, strict=True)}
