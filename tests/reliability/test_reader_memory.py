@@ -87,3 +87,37 @@ def test_check_of_a_session_with_a_huge_message_stays_near_its_size(tmp_path: Pa
     report(f"check of a {size / 1e6:.1f} MB one-message session: +{grown / 1e6:.0f} MB peak RSS (limit 8x)")
     # documented bound: a streamed session costs at most ~8 times its longest line (it was 120)
     assert grown < 8 * size, (grown, size)
+
+
+_COMMAND = """
+import resource, subprocess, sys
+subprocess.run([sys.executable, "-m", "turnlens", "check", sys.argv[1]], stdout=subprocess.DEVNULL, check=False)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def _command_rss_kb(path: Path) -> int:
+    """The peak resident size of `turnlens check PATH` as a user runs it (its own process)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COMMAND, str(path)], capture_output=True, text=True, timeout=600
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+def test_check_of_a_whole_document_json_session_stays_a_small_multiple_of_it(tmp_path: Path) -> None:
+    """A Gemini CLI session is one JSON document, parsed whole with the span of every string
+    (it needed 206 MB for a 4 MB file): now a small multiple of the file."""
+    fixture = Path(__file__).resolve().parents[1] / "formats" / "fixtures" / "gemini"
+    session = json.loads((fixture / "session-2026-03-15T10-00-a1b2c3d4.json").read_text(encoding="utf-8"))
+    small = tmp_path / "session-small.json"
+    small.write_text(json.dumps(session), encoding="utf-8")
+    messages = session["messages"]
+    session["messages"] = [dict(m, id=f"{m['id']}-{i}") for i in range(4_000) for m in messages]
+    big = tmp_path / "session-big.json"
+    big.write_text(json.dumps(session), encoding="utf-8")
+    size = big.stat().st_size
+    grown = (_command_rss_kb(big) - _command_rss_kb(small)) * 1024
+    report(f"check of a {size / 1e6:.1f} MB Gemini CLI session: +{grown / 1e6:.0f} MB peak RSS (limit 15x)")
+    assert size > 3 * MB
+    assert grown < 15 * size, (grown, size)
