@@ -66,9 +66,10 @@ class _Marks(HTMLParser):
             self._in = None
 
 
-def render_dom(html: Path) -> _Marks:
+def dump_dom(html: Path) -> str:
+    """The page's DOM after its script ran, in a 1400×1000 window of headless Chromium."""
     assert CHROMIUM is not None
-    out = subprocess.run(
+    return subprocess.run(
         [
             CHROMIUM,
             "--headless",
@@ -88,8 +89,11 @@ def render_dom(html: Path) -> _Marks:
         timeout=120,
         check=True,
     ).stdout
+
+
+def render_dom(html: Path) -> _Marks:
     parser = _Marks()
-    parser.feed(out)
+    parser.feed(dump_dom(html))
     return parser
 
 
@@ -201,11 +205,7 @@ def test_each_legend_names_only_marks_the_session_draws_and_units_start_on_the_f
         """What the page shows (the rendered app), and where its table of units starts."""
         html = tmp_path / f"{session.stem}.html"
         assert turnlens("stats", str(session), "--html", str(html)).returncode == 0
-        dom = subprocess.run(
-            [CHROMIUM or "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1400,1000", "--dump-dom", html.as_uri()],
-            capture_output=True, text=True, timeout=120, check=True,
-        ).stdout  # fmt: skip
+        dom = dump_dom(html)
         tops.extend(re.findall(r'data-units-top="(\d+)"', dom))
         return dom.split('<main id="app"', 1)[1].split("</main>", 1)[0]
 
