@@ -165,23 +165,7 @@ def test_the_page_draws_a_time_axis_and_the_recorded_tokens(tmp_path: Path) -> N
     assert dom.ids["t-aside"] == "8"
     faded = [m for m in dom.marks if m["data-kind"] in ("injected", "command")]
     assert len(faded) == 8 and all("kind-" + str(m["data-kind"]) in str(m["class"]) for m in faded)
-    page = subprocess.run(
-        [
-            CHROMIUM or "",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            f"--user-data-dir={tmp_path / 'c2'}",
-            "--window-size=1400,1000",
-            "--dump-dom",
-            html.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    page = dump_dom(html)
     assert 'id="time-axis"' in page and 'data-time="2026-04-02T08:15:00' in page
 
 
