@@ -10,13 +10,12 @@ answers, slower. TURNLENS_PURE_PYTHON=1 in the environment chooses the pure-Pyth
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from turnlens.core.engine import Score, normalize_newlines
 from turnlens.learn import features as F
-from turnlens.learn.scorer import Explanation, explain_features, features
+from turnlens.learn.scorer import Explanation, ModelRef, explain_features, features
 
 if TYPE_CHECKING:
     from turnlens.learn.model import Model, Prediction
@@ -54,7 +53,7 @@ def serves(model: Model) -> bool:
     return model.pooling == "mean" and kernel_type() is not None and compatible()
 
 
-class NativeScorer:
+class NativeScorer(ModelRef):
     """The n-grams summed in C; rule and shape features, pooling and softmax as the model does."""
 
     implementation = "native"
@@ -63,9 +62,7 @@ class NativeScorer:
         kernel = kernel_type()
         if kernel is None or not serves(model):
             raise RuntimeError("the compiled scorer cannot serve this model")
-        # the model keeps its scorer (`scorer_for`); a weak reference back leaves no cycle, so
-        # a model dropped from a cache frees its scorer (and a kernel's tables) at once
-        self._ref = weakref.ref(model)
+        super().__init__(model)
         keys = model._keys
         self._kernel = kernel(
             chars=list(keys.get("c", [])),
@@ -78,17 +75,6 @@ class NativeScorer:
             tail_tokens=F.TAIL_TOKENS,
             cjk=tuple(F.CJK_RANGES),
         )
-
-    @property
-    def model(self) -> Model:
-        return self._model
-
-    @property
-    def _model(self) -> Model:
-        model = self._ref()
-        if model is None:  # pragma: no cover - a scorer is reached through its model
-            raise ReferenceError("the model of this scorer is gone")
-        return model
 
     def predict(self, text: str, rules: Score) -> Prediction:
         model = self._model

@@ -81,14 +81,12 @@ class Scorer(Protocol):
         ...
 
 
-class PythonScorer:
-    """The reference implementation: the model's own pure-Python linear pass."""
-
-    implementation = "python"
+class ModelRef:
+    """What every implementation holds of its model: a weak reference. The model keeps its
+    scorer (`scorer_for`); a weak reference back leaves no cycle, so a model dropped from a
+    cache frees its scorer (and a kernel's tables) at once."""
 
     def __init__(self, model: Model) -> None:
-        # the model keeps its scorer (`scorer_for`); a weak reference back leaves no cycle, so
-        # a model dropped from a cache frees its scorer (and a kernel's tables) at once
         self._ref = weakref.ref(model)
 
     @property
@@ -101,6 +99,12 @@ class PythonScorer:
         if model is None:  # pragma: no cover - a scorer is reached through its model
             raise ReferenceError("the model of this scorer is gone")
         return model
+
+
+class PythonScorer(ModelRef):
+    """The reference implementation: the model's own pure-Python linear pass."""
+
+    implementation = "python"
 
     def predict(self, text: str, rules: Score) -> Prediction:
         return self._model.predict(features(text, rules))
