@@ -17,11 +17,14 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnlens.agents import state
+
+if TYPE_CHECKING:
+    from turnlens.pipeline.units import Unit
 
 VERSION = 1
 MAX_TRANSCRIPT = 256 * 1024 * 1024  # a larger session file is not read (the hook is a no-op)
@@ -40,6 +43,7 @@ _COMPACTION: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 _MARKERS = ('"isCompactSummary"', '"compacted"')  # a cheap look before the JSON is parsed
+MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is passed over unread, as the readers do
 MAX_OFFSETS = 1_000_000  # line offsets kept while reading (a few tens of MB at most)
 
 # one frozen turn: [index, line, byte offset, role, kind, class, words, digest, quote]
@@ -151,7 +155,8 @@ class Ledger:
         # byte offsets of the lines read in this call: a reader may hand a line's units on later
         # (Claude Code's holds units while a summary line waits for its leaf), so all are kept
         self._offsets: dict[int, int] = {}
-        self._marked: dict[int, str] = {}  # lines that may hold a compaction summary, by number
+        self._marked: dict[int, int] = {}  # offsets of lines that may hold a compaction summary
+        self._fd = -1
 
     def update(self, deadline: float) -> None:
         """Read the lines added since the last call until `deadline` (time.monotonic);
@@ -186,11 +191,21 @@ class Ledger:
         offset, number = data["offset"], data["line"]
         with os.fdopen(os.dup(fd), "rb") as f:
             f.seek(offset)
-            for raw in f:
+            while True:
+                raw = f.readline(MAX_LINE_BYTES + 1)
+                length = len(raw)
+                if length > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    rest = _skip_line(f)  # never held: passed over in pieces, as the readers do
+                    if rest is None or time.monotonic() > deadline:
+                        break  # no line break yet: read once it is finished
+                    offset += length + rest
+                    number += 1
+                    data["offset"], data["line"] = offset, number
+                    continue
                 if not raw.endswith(b"\n") or time.monotonic() > deadline:
                     break
                 start = offset
-                offset += len(raw)
+                offset += length
                 number += 1
                 data["offset"], data["line"] = offset, number
                 text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
@@ -199,38 +214,42 @@ class Ledger:
                     if len(self._offsets) > MAX_OFFSETS:  # keep the newest half
                         self._offsets = dict(list(self._offsets.items())[MAX_OFFSETS // 2 :])
                     if _MARKERS[0] in text or _MARKERS[1] in text:
-                        self._marked[number] = text
+                        self._marked[number] = start
+                        if len(self._marked) > MAX_OFFSETS:
+                            self._marked = dict(list(self._marked.items())[MAX_OFFSETS // 2 :])
                     yield number, start, text, False
 
     def _read(self, fd: int, deadline: float) -> None:
-        from turnlens.core.plan import applied_ratio
-        from turnlens.pipeline.analyze import analyze_stream
+        from turnlens.core.classes import task_classes
         from turnlens.pipeline.formats import resolve
-        from turnlens.pipeline.profile import Profile
+        from turnlens.pipeline.formats.base import FormatOptions
 
-        fmt = resolve(self.format, self.path, "")
-        # routes are worked out for the last prompt only, when a view asks
-        profile = Profile(format=self.format, route_roles=())
+        fmt: Any = resolve(self.format, self.path, "")
         data = self.data
         self._offsets = {}
         self._marked = {}
+        self._fd = fd
+        classes = task_classes()
         session: dict[str, list[int]] = data["session"]
         context: dict[str, list[int]] = data["context"]
         frozen: list[FrozenRow] = data["frozen"]
-        for result in analyze_stream(self._lines(fd, deadline), fmt, profile, []):
-            unit, c = result.unit, result.classification
+        # the texts only: no string positions inside a line (the views never point into it)
+        units = fmt.stream(self._lines(fd, deadline), FormatOptions(), [], spans=False)
+        for unit, name, words in classified(units):
             data["units"] += 1
             index = data["units"]
             offset = self._offsets.get(unit.line, 0)  # 0 when forgotten: the digest then finds nothing
             if unit.kind == "summary" and self._compaction(unit.line):
                 context.clear()
                 data["summaries"] = [*data["summaries"][-(MAX_SUMMARIES - 1) :], [index, unit.line, offset]]
-            row = [1, c.words, max(1, c.words // applied_ratio(c))]
+            tc = classes[name]
+            whole = tc.frozen == "true"
+            row = (1, words, max(1, words // (1 if whole else tc.max_ratio)))
             for table in (session, context):
-                have = table.setdefault(c.task_class, [0, 0, 0])
+                have = table.setdefault(name, [0, 0, 0])
                 for i in range(3):
                     have[i] += row[i]
-            if c.frozen == "true" and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS:
+            if whole and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS:
                 frozen.append(
                     [
                         index,
@@ -238,8 +257,8 @@ class Ledger:
                         offset,
                         unit.role,
                         unit.kind,
-                        c.task_class,
-                        c.words,
+                        name,
+                        words,
                         digest(unit.text),
                         quote(unit.text),
                     ]
@@ -250,14 +269,16 @@ class Ledger:
                 data["last_prompt"] = [index, unit.line, offset, digest(unit.text)]
 
     def _compaction(self, line: int) -> bool:
-        """Whether the summary unit on `line` marks a compaction."""
+        """Whether the summary unit on `line` marks a compaction (its line read again: only
+        lines that name a marker are remembered, by offset)."""
         import json
 
-        text = self._marked.get(line)
-        if text is None:
+        start = self._marked.get(line)
+        if start is None:
             return False
+        raw = _line_at(self._fd, start)
         try:
-            obj = json.loads(text)
+            obj = json.loads(raw.decode("utf-8", errors="replace"))
         except (ValueError, RecursionError):
             return False
         test = _COMPACTION.get(self.format)
@@ -280,6 +301,85 @@ class Ledger:
 
     def save(self) -> None:
         state.save_session(self.key, self.data)
+
+
+def _skip_line(f: Any) -> int | None:
+    """Bytes passed over up to and including the next line break; None when the file ends
+    first (the line is not finished)."""
+    skipped = 0
+    while True:
+        piece = f.readline(1 << 20)
+        if not piece:
+            return None
+        skipped += len(piece)
+        if piece.endswith(b"\n"):
+            return skipped
+
+
+def _line_at(fd: int, offset: int) -> bytes:
+    """The line that starts at `offset` (at most MAX_LINE_BYTES of it)."""
+    with os.fdopen(os.dup(fd), "rb") as f:
+        f.seek(offset)
+        return f.readline(MAX_LINE_BYTES)
+
+
+# -- classifying the units as they come ----------------------------------------------------------
+
+BATCH_UNITS = 256  # units classified together (`classify_many` shares rule passes between them)
+BATCH_CHARS = 4 * 1024 * 1024  # …or fewer, when their texts are long
+MEMO_CHARS = 4096  # texts up to this long are remembered with their class for the whole read
+MEMO_ENTRIES = 8192
+
+
+def classified(units: Iterable[Unit]) -> Iterator[tuple[Unit, str, int]]:
+    """(unit, class, words) for each unit, in order, as the built-in default pack classifies it
+    (`classify(text, pack, pin=, kind=)`): the units go to `classify_many` in batches; a unit
+    whose kind allows one class only (a shell command, a file write: `core.kinds`) has that
+    class without a model call, and a text met before has the class it had then."""
+    from turnlens.classifier import classify_many
+    from turnlens.core.engine import count_words, normalize_newlines
+    from turnlens.core.kinds import allowed_classes
+    from turnlens.core.rules import builtin_pack
+
+    pack = builtin_pack("default")
+    memo: dict[tuple[str | None, str], tuple[str, int]] = {}
+    batch: list[Unit] = []
+    known: list[tuple[str, int] | None] = []
+    chars = 0
+
+    def flush() -> Iterator[tuple[Unit, str, int]]:
+        todo = [u for u, k in zip(batch, known, strict=True) if k is None]
+        answers = iter(
+            classify_many([u.text for u in todo], pack, [u.pin for u in todo], [u.kind for u in todo])
+        )
+        for unit, k in zip(batch, known, strict=True):
+            if k is None:
+                c = next(answers)
+                k = (c.task_class, c.words)
+                if len(unit.text) <= MEMO_CHARS and unit.pin is None:
+                    if len(memo) >= MEMO_ENTRIES:
+                        memo.clear()
+                    memo[(unit.kind, unit.text)] = k
+            yield unit, k[0], k[1]
+        batch.clear()
+        known.clear()
+
+    for unit in units:
+        k = None
+        if unit.pin is None:
+            k = memo.get((unit.kind, unit.text)) if len(unit.text) <= MEMO_CHARS else None
+            if k is None and unit.kind is not None:
+                allowed = allowed_classes(unit.kind, unit.text)
+                if allowed is not None and len(allowed) == 1:
+                    text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
+                    k = (allowed[0], count_words(text))
+        batch.append(unit)
+        known.append(k)
+        chars += len(unit.text)
+        if len(batch) >= BATCH_UNITS or chars >= BATCH_CHARS:
+            yield from flush()
+            chars = 0
+    yield from flush()
 
 
 def turn_text(path: str, fmt: str, line: int, offset: int, want: str, kinds: tuple[str, ...]) -> str | None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from turnlens.pipeline.formats.base import Problem, SessionInfo
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
-from turnlens.pipeline.formats.jsonspan import JStr, plain
+from turnlens.pipeline.formats.jsonspan import JStr, clean, plain
 from turnlens.pipeline.units import Unit
 
 # line types that carry no conversation text: passed over without a word (a queued prompt's
@@ -144,6 +144,7 @@ class _Summaries:
 class ClaudeCodeFormat(JsonlFormat):
     name = "claude-code"
     label = "Claude Code session (JSONL)"
+    reads_plain = True
 
     def detect(self, path: str | None, head: str) -> int:
         lines = first_json_lines(head)
@@ -229,8 +230,8 @@ class ClaudeCodeFormat(JsonlFormat):
             fixed = ("system", "summary")
         elif obj.get("isMeta"):
             fixed = ("system", "system")
-        if isinstance(content, JStr):
-            role, kind = fixed or user_text_kind(content.text)
+        if isinstance(content, JStr | str):
+            role, kind = fixed or user_text_kind(plain(content) or "")
             _add(units, make_unit(r, content, role, kind))
             return
         for block in content if isinstance(content, list) else ():
@@ -263,7 +264,7 @@ class ClaudeCodeFormat(JsonlFormat):
                 cache_write=usage.get("cache_creation_input_tokens"),
             )
         content = message.get("content")
-        if isinstance(content, JStr):
+        if isinstance(content, JStr | str):
             _add(units, make_unit(r, content, "assistant", "reply"))
             return
         for block in content if isinstance(content, list) else ():
@@ -283,7 +284,7 @@ class ClaudeCodeFormat(JsonlFormat):
 def tool_result_unit(r: Record, inner: Any) -> Unit | None:
     """One tool result as one unit, however many text blocks it came in (a Task result is the
     report and a footer): anchored on its first text, the texts joined by a blank line."""
-    if isinstance(inner, JStr):
+    if isinstance(inner, JStr | str):
         return make_unit(r, inner, "tool", "tool_result")
     if not isinstance(inner, list):
         return None
@@ -337,6 +338,8 @@ def unspan(value: Any) -> Any:
     """A spanned value back to plain JSON values."""
     if isinstance(value, JStr):
         return value.text
+    if isinstance(value, str):
+        return clean(value)
     if isinstance(value, dict):
         return {k: unspan(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -20,7 +20,7 @@ from turnlens.pipeline.formats.base import (
     Split,
     parse_time,
 )
-from turnlens.pipeline.formats.jsonspan import BOM, JStr, SpanError, TooDeep, loads, loads_spanned
+from turnlens.pipeline.formats.jsonspan import BOM, JStr, SpanError, TooDeep, loads, loads_spanned, plain
 from turnlens.pipeline.units import Unit
 from turnlens.userfiles import MAX_LINE_BYTES, Overlong
 
@@ -66,17 +66,22 @@ def text_lines(text: str) -> Iterator[Line]:
 
 
 def iter_records(
-    lines: Iterable[Line], problems: list[Problem], memo: dict[str, Any] | None = None
+    lines: Iterable[Line],
+    problems: list[Problem],
+    memo: dict[str, Any] | None = None,
+    *,
+    spans: bool = True,
 ) -> Iterator[Record]:
     """Parsed lines; bad lines become problems (once each). `memo` maps line text → parse,
-    read from and written back to, so a re-split parses only lines it has not seen."""
+    read from and written back to, so a re-split parses only lines it has not seen. Without
+    `spans` strings stay plain `str` (no positions inside a line: a third of the parse)."""
     old = dict(memo) if memo else {}
     if memo is not None:
         memo.clear()
     for lineno, offset, line, last in lines:
         parsed = _BAD if isinstance(line, Overlong) else old.get(line, _BAD)
         if parsed is _BAD or parsed is _CUT:
-            parsed = _parse(line, last=last)
+            parsed = _parse(line, last=last, spans=spans)
         if memo is not None:
             memo[line] = parsed
         if parsed is _CUT:
@@ -87,14 +92,14 @@ def iter_records(
             yield Record(lineno, offset, len(line), parsed)
 
 
-def _parse(line: str, *, last: bool) -> Any:
-    """The spanned object, _CUT for a cut last line, or a problem message."""
+def _parse(line: str, *, last: bool, spans: bool = True) -> Any:
+    """The spanned (or plain) object, _CUT for a cut last line, or a problem message."""
     if isinstance(line, Overlong):
         return f"line of {line.chars:,} characters passed over (limit {MAX_LINE_BYTES:,} bytes)"
     if len(line) > MAX_LINE_CHARS:
         return f"line of {len(line):,} characters passed over (limit {MAX_LINE_CHARS:,})"
     try:
-        return loads_spanned(line)
+        return loads_spanned(line) if spans else loads(line)
     except TooDeep as exc:
         return f"JSON {exc}; line passed over"
     except SpanError:
@@ -128,7 +133,7 @@ def make_unit(
 ) -> Unit | None:
     """A unit for a spanned string (or given text anchored on it); None when there is no text.
     Its time is the record's `timestamp`, where it has one."""
-    body = text if text is not None else (value.text if isinstance(value, JStr) else None)
+    body = text if text is not None else plain(value)
     if body is None or not body.strip():
         return None
     start, end = span_of(record, value)
@@ -143,6 +148,8 @@ class JsonlFormat:
     name = "jsonl"
     label = "JSON Lines"
     comments = False
+    #: whether `read` takes plain `str` values as well as spanned ones (see `stream`)
+    reads_plain = False
 
     def read(
         self, records: Iterable[Record], problems: list[Problem], info: SessionInfo | None = None
@@ -161,12 +168,17 @@ class JsonlFormat:
         options: FormatOptions,
         problems: list[Problem],
         info: SessionInfo | None = None,
+        *,
+        spans: bool = True,
     ) -> Iterator[Unit]:
         """Units one by one from lines read as they come (bounded memory for huge files);
-        `info` is complete once the units are."""
+        `info` is complete once the units are. `spans=False` (honoured by readers that
+        `reads_plain`) skips the string positions inside each line: the units' texts are the
+        same, their start and end are the whole line's (for a caller that wants only texts)."""
         index = 0
         hidden = options.hide_kinds
-        for unit in self.read(iter_records(lines, problems), problems, info):
+        plain_strings = not spans and self.reads_plain
+        for unit in self.read(iter_records(lines, problems, spans=not plain_strings), problems, info):
             if hidden and unit.kind in hidden:
                 continue
             index += 1
