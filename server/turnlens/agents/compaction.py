@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from turnlens.agents.ledger import FrozenTurn, Ledger, quote, turn_text
+from turnlens.agents.ledger import KEEP_KINDS, FrozenTurn, Ledger, quote, turn_texts
 from turnlens.core.plan import tokens
 
 INSTRUCTIONS_LIMIT = 4000  # characters of compaction instructions
@@ -243,8 +243,9 @@ def lost_turns(ledger: Ledger, candidates: Sequence[FrozenTurn], summary_text: s
     restored: list[Loss] = []
     skipped: list[tuple[FrozenTurn, str]] = []
     room = RESTORE_LIMIT - len(restore_header(1))
-    for t in by_importance(candidates):
-        text = turn_text(ledger.path, ledger.format, t.line, t.offset, t.digest, ("prompt", "reply"))
+    ordered = by_importance(candidates)
+    texts = turn_texts(ledger.path, ledger.format, [(t.line, t.offset, t.digest) for t in ordered], KEEP_KINDS)
+    for t, text in zip(ordered, texts, strict=True):
         if text is None:
             skipped.append((t, "not found again in the session file"))
             continue

@@ -385,22 +385,31 @@ def classified(units: Iterable[Unit]) -> Iterator[tuple[Unit, str, int]]:
 def turn_text(path: str, fmt: str, line: int, offset: int, want: str, kinds: tuple[str, ...]) -> str | None:
     """The whole text of one unit, read again from its line in the session file: the unit of
     kind in `kinds` whose digest is `want` (any such unit when `want` is empty)."""
+    return turn_texts(path, fmt, [(line, offset, want)], kinds)[0]
+
+
+def turn_texts(
+    path: str, fmt: str, where: list[tuple[int, int, str]], kinds: tuple[str, ...]
+) -> list[str | None]:
+    """`turn_text` for each (line, offset, digest) of `where`, the file opened once."""
     from turnlens.pipeline.formats import resolve
     from turnlens.pipeline.formats.base import FormatOptions
 
+    reader: Any = resolve(fmt, path, "")
+    out: list[str | None] = []
     fd, info = open_session(path)
     try:
-        if offset >= info.st_size:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            f.seek(offset)
-            raw = f.readline(64 * 1024 * 1024)
+        for line, offset, want in where:
+            if not 0 <= offset < info.st_size:
+                out.append(None)
+                continue
+            text = _line_at(fd, offset).decode("utf-8", errors="replace").rstrip("\r\n")
+            found = None
+            lines = iter([(line, offset, text, True)])
+            for unit in reader.stream(lines, FormatOptions(), [], spans=False):
+                if unit.kind in kinds and (not want or digest(unit.text) == want):
+                    found = unit.text
+            out.append(found)
     finally:
         os.close(fd)
-    text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-    reader: Any = resolve(fmt, path, "")
-    found = None
-    for unit in reader.stream(iter([(line, offset, text, True)]), FormatOptions(), []):
-        if unit.kind in kinds and (not want or digest(unit.text) == want):
-            found = unit.text
-    return found
+    return out
