@@ -244,7 +244,9 @@ def lost_turns(ledger: Ledger, candidates: Sequence[FrozenTurn], summary_text: s
     skipped: list[tuple[FrozenTurn, str]] = []
     room = RESTORE_LIMIT - len(restore_header(1))
     ordered = by_importance(candidates)
-    texts = turn_texts(ledger.path, ledger.format, [(t.line, t.offset, t.digest) for t in ordered], KEEP_KINDS)
+    texts = turn_texts(
+        ledger.path, ledger.format, [(t.line, t.offset, t.digest) for t in ordered], KEEP_KINDS
+    )
     for t, text in zip(ordered, texts, strict=True):
         if text is None:
             skipped.append((t, "not found again in the session file"))

@@ -1,0 +1,124 @@
+"""The ledger's fast read gives the answers of the ordinary path: same units, same classes.
+
+The compaction hooks read a session without string positions (`spans=False`) and classify
+its units in batches, with the one-class kinds and repeated texts answered without a model
+call (`ledger.classified`). These tests hold that to `classify` unit by unit and to the
+spanned reader, and check that an over-long line is passed over without being held.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.agents.conftest import COMPACTED, SESSION
+from tests.agents.make_fixtures import Writer, session
+from turnlens.agents import ledger as ledger_module
+from turnlens.agents.ledger import Ledger, classified, turn_text
+from turnlens.classifier import classify
+from turnlens.core.rules import builtin_pack
+from turnlens.pipeline.formats import resolve
+from turnlens.pipeline.formats.base import FormatOptions
+from turnlens.pipeline.formats.jsonl import text_lines
+
+
+def _units(path: Path, *, spans: bool) -> list[tuple[object, ...]]:
+    text = path.read_text(encoding="utf-8")
+    reader = resolve("claude-code", str(path), "")
+    out = reader.stream(text_lines(text), FormatOptions(), [], spans=spans)  # type: ignore[attr-defined]
+    return [(u.index, u.line, u.role, u.kind, u.text, u.pin) for u in out]
+
+
+def _mixed(tmp_path: Path) -> Path:
+    """The fixture session, then tool traffic of every class a kind allows: commands and
+    writes (one class), look-ups, a todo list, repeated results, a text with CR LF."""
+    w = session()
+    for n in range(3):
+        tid = w.assistant(
+            "Editing.", ("Edit", {"file_path": "app/limiter.py", "old_string": "a", "new_string": "b"})
+        )
+        assert tid
+        w.tool_result(tid, "The file app/limiter.py has been updated.")
+        tid = w.assistant("Listing.", ("Glob", {"pattern": f"app/**/*{n}.py"}))
+        assert tid
+        w.tool_result(tid, "app/limiter.py\r\napp/middleware.py\r\n")
+        tid = w.assistant(
+            "Planning.", ("TodoWrite", {"todos": [{"content": "wire the header", "status": "pending"}]})
+        )
+        assert tid
+        w.tool_result(tid, "Todos have been modified successfully.")
+        tid = w.assistant("Running.", ("Bash", {"command": f"ruff check app\r\nmypy app {n}"}))
+        assert tid
+        w.tool_result(
+            tid, 'Traceback (most recent call last):\n  File "app/limiter.py", line 3\nValueError: rate'
+        )
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(w.lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", ["session", "compacted", "mixed"])
+def test_plain_read_gives_the_spanned_units(name: str, tmp_path: Path) -> None:
+    path = {"session": SESSION, "compacted": COMPACTED}.get(name) or _mixed(tmp_path)
+    spanned = _units(path, spans=True)
+    assert len(spanned) > 40
+    assert _units(path, spans=False) == spanned
+
+
+def test_classified_is_classify_unit_by_unit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ledger_module, "BATCH_UNITS", 7)  # several batches, and a part-filled last one
+    path = _mixed(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    reader = resolve("claude-code", str(path), "")
+    units = list(reader.stream(text_lines(text), FormatOptions(), [], spans=False))  # type: ignore[attr-defined]
+    kinds = {u.kind for u in units}
+    assert {"prompt", "reply", "tool_call", "tool_result"} <= kinds
+    pack = builtin_pack("default")
+    got = list(classified(units))
+    assert [u for u, _, _ in got] == units
+    want = [(c.task_class, c.words) for c in (classify(u.text, pack, pin=u.pin, kind=u.kind) for u in units)]
+    assert [(name, words) for _, name, words in got] == want
+    assert "code" in {name for u, name, _ in got if u.kind == "tool_call"}
+
+
+def _fresh_ledger(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ledger:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    led = Ledger(str(path), "claude-code")
+    led.update(time.monotonic() + 600)
+    return led
+
+
+def test_an_over_long_line_is_passed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = SESSION.read_text(encoding="utf-8").splitlines()
+    whole = _fresh_ledger(SESSION, tmp_path / "a", monkeypatch)
+    monkeypatch.setattr(ledger_module, "MAX_LINE_BYTES", 4096)
+    w = Writer()
+    w.user("x " * 5000)  # a line of ~10 KB: over the limit
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join([*lines[:3], w.lines[0], *lines[3:]]) + "\n", encoding="utf-8")
+    led = _fresh_ledger(path, tmp_path / "b", monkeypatch)
+    assert led.complete
+    assert led.data["offset"] == path.stat().st_size
+    assert led.data["line"] == len(lines) + 1
+    # every unit of the session is read, the long one is not
+    assert led.data["units"] == whole.data["units"]
+    assert [(t.task_class, t.quote) for t in led.frozen_turns()] == [
+        (t.task_class, t.quote) for t in whole.frozen_turns()
+    ]
+    frozen = led.frozen_turns()[0]
+    assert turn_text(str(path), "claude-code", frozen.line, frozen.offset, frozen.digest, ("prompt",))
+
+
+def test_an_unfinished_over_long_last_line_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ledger_module, "MAX_LINE_BYTES", 4096)
+    text = SESSION.read_text(encoding="utf-8")
+    path = tmp_path / "growing.jsonl"
+    path.write_text(
+        text + json.dumps({"type": "user", "message": {"content": "y " * 5000}})[:9000], encoding="utf-8"
+    )
+    led = _fresh_ledger(path, tmp_path, monkeypatch)
+    assert led.data["offset"] == len(text.encode("utf-8"))  # stopped before the unfinished line
+    assert led.complete  # every finished line is read; the last one is read once it is finished
