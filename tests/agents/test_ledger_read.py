@@ -16,8 +16,9 @@ import pytest
 
 from tests.agents.conftest import COMPACTED, SESSION
 from tests.agents.make_fixtures import Writer, session
+from turnlens.agents import compaction
 from turnlens.agents import ledger as ledger_module
-from turnlens.agents.ledger import Ledger, classified, turn_text
+from turnlens.agents.ledger import PENDING, Ledger, classified, turn_text
 from turnlens.classifier import classify
 from turnlens.core.rules import builtin_pack
 from turnlens.pipeline.formats import resolve
@@ -122,3 +123,71 @@ def test_an_unfinished_over_long_last_line_waits(tmp_path: Path, monkeypatch: py
     led = _fresh_ledger(path, tmp_path, monkeypatch)
     assert led.data["offset"] == len(text.encode("utf-8"))  # stopped before the unfinished line
     assert led.complete  # every finished line is read; the last one is read once it is finished
+
+
+def _ledger(path: Path, state: Path, monkeypatch: pytest.MonkeyPatch, quick: float | None) -> Ledger:
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    led = Ledger(str(path), "claude-code")
+    led.update(time.monotonic() + 600, quick=quick)
+    return led
+
+
+@pytest.mark.parametrize("name", ["mixed", "compacted"])
+def test_a_quick_read_defers_tool_traffic_only_and_catches_up(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = COMPACTED if name == "compacted" else _mixed(tmp_path)
+    exact = _ledger(path, tmp_path / "exact", monkeypatch, None)
+    assert exact.pending() == 0 and PENDING not in exact.totals("session")
+    monkeypatch.setattr(ledger_module, "QUICK_MIN_BYTES", 0)
+    quick = _ledger(path, tmp_path / "quick", monkeypatch, 0.0)  # every tool unit past the budget
+    waiting = quick.pending()
+    tools = sum(1 for u in _units(path, spans=False) if u[3] in ("tool_call", "tool_result"))
+    assert 0 < waiting <= tools
+    # prompts and replies are all classified: the frozen turns are the exact read's
+    assert quick.frozen_turns() == exact.frozen_turns()
+    assert quick.data["units"] == exact.data["units"]
+    for scope in ("session", "context"):
+        got, want = quick.totals(scope), exact.totals(scope)
+        assert sum(r[0] for r in got.values()) == sum(r[0] for r in want.values())
+        assert sum(r[1] for r in got.values()) == sum(r[1] for r in want.values())
+    assert quick.totals("session")[PENDING][0] == waiting
+    # the next calls classify what waited, a part each, until the figures are the exact read's
+    calls = 0
+    while quick.pending():
+        calls += 1
+        assert calls < 100
+        again = Ledger(str(path), "claude-code")
+        again.update(time.monotonic() + 600, quick=None if calls > 3 else 0.0)
+        assert again.pending() <= quick.pending()
+        quick = again
+    for scope in ("session", "context"):
+        assert quick.totals(scope) == exact.totals(scope)
+    assert compaction.instructions(quick, 200_000) == compaction.instructions(exact, 200_000)
+
+
+def test_a_small_read_is_never_deferred(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    led = _ledger(SESSION, tmp_path, monkeypatch, 0.0)  # under QUICK_MIN_BYTES: all classified
+    assert led.pending() == 0
+
+
+def test_the_instructions_say_what_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ledger_module, "QUICK_MIN_BYTES", 0)
+    quick = _ledger(_mixed(tmp_path), tmp_path / "q", monkeypatch, 0.0)
+    text = compaction.instructions(quick, 200_000)
+    assert text is not None
+    assert f"{quick.pending():,} tool call(s) and result(s) read but not classified yet" in text
+
+
+def test_units_left_to_classify_start_the_background_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turnlens.agents import warm
+
+    monkeypatch.setattr(ledger_module, "QUICK_MIN_BYTES", 0)
+    path = _mixed(tmp_path)
+    quick = _ledger(path, tmp_path / "q", monkeypatch, 0.0)
+    assert quick.data["offset"] == path.stat().st_size and quick.pending() > 0
+    assert warm.behind(str(path), "claude-code") < warm.WARM_MIN_BYTES  # fewer than WARM_MIN_UNITS
+    monkeypatch.setattr(warm, "WARM_MIN_UNITS", quick.pending())
+    assert warm.behind(str(path), "claude-code") >= warm.WARM_MIN_BYTES

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from turnlens.agents.ledger import KEEP_KINDS, FrozenTurn, Ledger, quote, turn_texts
+from turnlens.agents.ledger import KEEP_KINDS, PENDING, FrozenTurn, Ledger, quote, turn_texts
 from turnlens.core.plan import tokens
 
 INSTRUCTIONS_LIMIT = 4000  # characters of compaction instructions
@@ -196,6 +196,12 @@ def instructions(ledger: Ledger, window: int, limit: int = INSTRUCTIONS_LIMIT) -
         f"Compress the rest no further than: {_ratios()}.",
         f"Budget: {plan_line(totals, window)}.",
     ]
+    waiting = totals.get(PENDING)
+    if waiting:
+        tail.append(
+            f"({waiting[0]:,} tool call(s) and result(s) read but not classified yet are counted whole; "
+            "none of them is a frozen turn.)"
+        )
     if older:
         tail.append(
             f"{older} frozen turn(s) from before the previous compaction are not listed; "

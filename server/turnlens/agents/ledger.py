@@ -43,6 +43,15 @@ _COMPACTION: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 _MARKERS = ('"isCompactSummary"', '"compacted"')  # a cheap look before the JSON is parsed
+# a call that must answer soon (a hook, the status line) gives the model this long for tool calls
+# and results; those met later are counted whole, as not yet classified, and classified by the
+# next calls (or the submit hook's background reader). Prompts and replies, which decide the
+# frozen turns, are always classified at once.
+QUICK_SECONDS = 0.3
+QUICK_MIN_BYTES = 2 * 1024 * 1024  # a read of less than this is classified whole, however long it takes
+DEFERRABLE = ("tool_call", "tool_result")
+MAX_DEFERRED = 200_000  # beyond this many waiting units, every unit is classified at once
+PENDING = "(not classified yet)"  # their row in `totals`: [units, words, words (kept whole)]
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is passed over unread, as the readers do
 MAX_OFFSETS = 1_000_000  # line offsets kept while reading (a few tens of MB at most)
 
@@ -99,6 +108,7 @@ def _fresh(path: str, fmt: str, info: os.stat_result) -> dict[str, Any]:
         "session": {},
         "context": {},
         "frozen": [],
+        "deferred": [],  # [index, line, offset, ordinal in its line, kind, words]
         "summaries": [],
         "last_prompt": None,
         "route": None,
@@ -158,9 +168,13 @@ class Ledger:
         self._marked: dict[int, int] = {}  # offsets of lines that may hold a compaction summary
         self._fd = -1
 
-    def update(self, deadline: float) -> None:
+    def update(self, deadline: float, quick: float | None = QUICK_SECONDS) -> None:
         """Read the lines added since the last call until `deadline` (time.monotonic);
-        `complete` says whether the end was reached. Raises Unreadable."""
+        `complete` says whether the end was reached. With `quick`, tool calls and results met
+        after that many seconds wait (see QUICK_SECONDS), and those waiting from earlier calls
+        are classified in what is left of it; with None, everything is classified before the
+        deadline. Raises Unreadable."""
+        started = time.monotonic()
         fd, info = open_session(self.path)
         try:
             loaded = state.load_session(self.key)
@@ -169,11 +183,20 @@ class Ledger:
                 data = _fresh(self.path, self.format, info)
             self.data = data
             self.size = info.st_size
+            data.setdefault("deferred", [])
+            changed = False
+            soon = None if quick is None else started + quick
             if data["offset"] < info.st_size:
-                self._read(fd, deadline)
+                big = info.st_size - data["offset"] >= QUICK_MIN_BYTES
+                self._read(fd, deadline, soon if big else None)
                 if data["head_len"] < HEAD_BYTES:
                     head = os.pread(fd, min(HEAD_BYTES, data["offset"]), 0)
                     data["head_len"], data["head"] = len(head), hashlib.sha256(head).hexdigest()
+                changed = True
+            if data["deferred"] and time.monotonic() < (deadline if soon is None else min(deadline, soon)):
+                self._classify_deferred(fd, deadline if soon is None else min(deadline, soon))
+                changed = True
+            if changed:
                 state.save_session(self.key, data)
             # an unfinished last line (no line break yet) is read once it is finished
             self.complete = info.st_size - data["offset"] < 2 or self._only_tail_left(fd, info)
@@ -219,7 +242,7 @@ class Ledger:
                             self._marked = dict(list(self._marked.items())[MAX_OFFSETS // 2 :])
                     yield number, start, text, False
 
-    def _read(self, fd: int, deadline: float) -> None:
+    def _read(self, fd: int, deadline: float, soon: float | None = None) -> None:
         from turnlens.core.classes import task_classes
         from turnlens.pipeline.formats import resolve
         from turnlens.pipeline.formats.base import FormatOptions
@@ -234,14 +257,21 @@ class Ledger:
         context: dict[str, list[int]] = data["context"]
         frozen: list[FrozenRow] = data["frozen"]
         # the texts only: no string positions inside a line (the views never point into it)
+        deferred: list[list[Any]] = data["deferred"]
         units = fmt.stream(self._lines(fd, deadline), FormatOptions(), [], spans=False)
-        for unit, name, words in classified(units):
+        line, ordinal = -1, 0
+        for unit, name, words in classified(units, soon if len(deferred) < MAX_DEFERRED else None):
             data["units"] += 1
             index = data["units"]
+            ordinal = ordinal + 1 if unit.line == line else 0
+            line = unit.line
             offset = self._offsets.get(unit.line, 0)  # 0 when forgotten: the digest then finds nothing
             if unit.kind == "summary" and self._compaction(unit.line):
                 context.clear()
                 data["summaries"] = [*data["summaries"][-(MAX_SUMMARIES - 1) :], [index, unit.line, offset]]
+            if name is None:  # classified later (`_classify_deferred`)
+                deferred.append([index, unit.line, offset, ordinal, unit.kind, words])
+                continue
             tc = classes[name]
             whole = tc.frozen == "true"
             row = (1, words, max(1, words // (1 if whole else tc.max_ratio)))
@@ -267,6 +297,46 @@ class Ledger:
                     del frozen[: len(frozen) - MAX_FROZEN]
             if unit.role == "user" and unit.kind == "prompt":
                 data["last_prompt"] = [index, unit.line, offset, digest(unit.text)]
+
+    def _classify_deferred(self, fd: int, until: float) -> None:
+        """Classify the units that waited (their lines read again), oldest first, until `until`."""
+        from turnlens.core.classes import task_classes
+        from turnlens.pipeline.formats import resolve
+        from turnlens.pipeline.formats.base import FormatOptions
+
+        reader: Any = resolve(self.format, self.path, "")
+        classes = task_classes()
+        data = self.data
+        rows: list[list[Any]] = data["deferred"]
+        last = self.last_summary()
+        since = last[0] if last else 0
+        done = 0
+        cache: tuple[int, list[Unit]] = (-1, [])
+        while done < len(rows) and time.monotonic() < until:
+            chunk = rows[done : done + 64]
+            found: list[tuple[list[Any], Unit]] = []
+            for row in chunk:
+                _, line, offset, ordinal, kind = row[:5]
+                if cache[0] != offset:
+                    text = _line_at(fd, offset).decode("utf-8", errors="replace").rstrip("\r\n")
+                    lines = iter([(line, offset, text, True)])
+                    cache = (offset, list(reader.stream(lines, FormatOptions(), [], spans=False)))
+                units = cache[1]
+                if ordinal < len(units) and units[ordinal].kind == kind:
+                    found.append((row, units[ordinal]))
+            for (row, _), (_, name, words) in zip(found, classified([u for _, u in found]), strict=True):
+                if name is None:  # pragma: no cover - classified() without defer_after gives a class
+                    continue
+                tc = classes[name]
+                planned = max(1, words // (1 if tc.frozen == "true" else tc.max_ratio))
+                for table, counted in ((data["session"], True), (data["context"], row[0] > since)):
+                    if counted:
+                        have = table.setdefault(name, [0, 0, 0])
+                        have[0] += 1
+                        have[1] += words
+                        have[2] += planned
+            done += len(chunk)  # a unit not found again (the file changed under us) is dropped
+        del rows[:done]
 
     def _compaction(self, line: int) -> bool:
         """Whether the summary unit on `line` marks a compaction (its line read again: only
@@ -296,8 +366,20 @@ class Ledger:
 
     def totals(self, scope: str) -> dict[str, list[int]]:
         """Per class: [units, words, planned words] — `session` (all) or `context` (since the
-        last compaction summary)."""
-        return dict(self.data.get(scope, {}))
+        last compaction summary); units not classified yet are the PENDING row, kept whole."""
+        out = dict(self.data.get(scope, {}))
+        rows = self.data.get("deferred") or []
+        if rows:
+            last = self.last_summary() if scope == "context" else None
+            since = last[0] if last else 0
+            waiting = [row[5] for row in rows if row[0] > since]
+            if waiting:
+                out[PENDING] = [len(waiting), sum(waiting), sum(waiting)]
+        return out
+
+    def pending(self) -> int:
+        """How many units wait to be classified."""
+        return len(self.data.get("deferred") or [])
 
     def save(self) -> None:
         state.save_session(self.key, self.data)
@@ -331,11 +413,15 @@ MEMO_CHARS = 4096  # texts up to this long are remembered with their class for t
 MEMO_ENTRIES = 8192
 
 
-def classified(units: Iterable[Unit]) -> Iterator[tuple[Unit, str, int]]:
+def classified(
+    units: Iterable[Unit], defer_after: float | None = None
+) -> Iterator[tuple[Unit, str | None, int]]:
     """(unit, class, words) for each unit, in order, as the built-in default pack classifies it
     (`classify(text, pack, pin=, kind=)`): the units go to `classify_many` in batches; a unit
     whose kind allows one class only (a shell command, a file write: `core.kinds`) has that
-    class without a model call, and a text met before has the class it had then."""
+    class without a model call, and a text met before has the class it had then. After
+    `defer_after` (time.monotonic), a tool call or result that needs the model comes with
+    None for its class (its words are counted all the same)."""
     from turnlens.classifier import classify_many
     from turnlens.core.engine import count_words, normalize_newlines
     from turnlens.core.kinds import allowed_classes
@@ -344,10 +430,10 @@ def classified(units: Iterable[Unit]) -> Iterator[tuple[Unit, str, int]]:
     pack = builtin_pack("default")
     memo: dict[tuple[str | None, str], tuple[str, int]] = {}
     batch: list[Unit] = []
-    known: list[tuple[str, int] | None] = []
+    known: list[tuple[str | None, int] | None] = []
     chars = 0
 
-    def flush() -> Iterator[tuple[Unit, str, int]]:
+    def flush() -> Iterator[tuple[Unit, str | None, int]]:
         todo = [u for u, k in zip(batch, known, strict=True) if k is None]
         answers = iter(
             classify_many([u.text for u in todo], pack, [u.pin for u in todo], [u.kind for u in todo])
@@ -359,13 +445,13 @@ def classified(units: Iterable[Unit]) -> Iterator[tuple[Unit, str, int]]:
                 if len(unit.text) <= MEMO_CHARS and unit.pin is None:
                     if len(memo) >= MEMO_ENTRIES:
                         memo.clear()
-                    memo[(unit.kind, unit.text)] = k
+                    memo[(unit.kind, unit.text)] = (c.task_class, c.words)
             yield unit, k[0], k[1]
         batch.clear()
         known.clear()
 
     for unit in units:
-        k = None
+        k: tuple[str | None, int] | None = None
         if unit.pin is None:
             k = memo.get((unit.kind, unit.text)) if len(unit.text) <= MEMO_CHARS else None
             if k is None and unit.kind is not None:
@@ -373,6 +459,9 @@ def classified(units: Iterable[Unit]) -> Iterator[tuple[Unit, str, int]]:
                 if allowed is not None and len(allowed) == 1:
                     text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
                     k = (allowed[0], count_words(text))
+                elif defer_after is not None and unit.kind in DEFERRABLE and time.monotonic() > defer_after:
+                    text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
+                    k = (None, count_words(text))
         batch.append(unit)
         known.append(k)
         chars += len(unit.text)

@@ -2,7 +2,8 @@
 
 A session TurnLens has not seen (installed mid-session, or without the status line) would
 be read whole by the first compaction hook: seconds for tens of megabytes. When the submit
-hook finds the ledger more than WARM_MIN_BYTES behind the session file, it starts this
+hook finds the ledger more than WARM_MIN_BYTES behind the session file (or WARM_MIN_UNITS tool
+calls and results a quick read left unclassified), it starts this
 module as a detached process (its own session, no pipes to the agent, nice 10) that reads
 the file into the ledger and exits. One reader per session at a time (a lock file in the
 state folder); TURNLENS_NO_WARM=1 turns it off.
@@ -20,6 +21,7 @@ import time
 from turnlens.agents import state
 
 WARM_MIN_BYTES = 2 * 1024 * 1024
+WARM_MIN_UNITS = 500  # or this many units a quick read left to classify later
 WARM_SECONDS = 300.0
 STALE_LOCK_SECONDS = 600.0
 
@@ -36,7 +38,12 @@ def behind(path: str, fmt: str) -> int:
         return 0
     data = state.load_session(f"{state.session_key(path)}-{fmt}")
     offset = data.get("offset") if data else 0
-    return size - offset if isinstance(offset, int) and 0 <= offset <= size else size
+    if not isinstance(offset, int) or not 0 <= offset <= size:
+        return size
+    waiting = data.get("deferred") if data else None
+    if isinstance(waiting, list) and len(waiting) >= WARM_MIN_UNITS:
+        return max(size - offset, WARM_MIN_BYTES)  # units a quick read left unclassified
+    return size - offset
 
 
 def start(path: str, fmt: str) -> bool:
@@ -84,7 +91,7 @@ def main(argv: list[str]) -> int:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.nice(10)
-        Ledger(path, fmt).update(time.monotonic() + WARM_SECONDS)
+        Ledger(path, fmt).update(time.monotonic() + WARM_SECONDS, quick=None)
     except Unreadable as exc:
         state.log("warm", f"no-op: session file not read: {exc}")
     except Exception as exc:  # a background reader never shows an error to anyone
