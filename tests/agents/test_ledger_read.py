@@ -140,7 +140,7 @@ def test_a_quick_read_defers_tool_traffic_only_and_catches_up(
     exact = _ledger(path, tmp_path / "exact", monkeypatch, None)
     assert exact.pending() == 0 and PENDING not in exact.totals("session")
     monkeypatch.setattr(ledger_module, "QUICK_MIN_BYTES", 0)
-    quick = _ledger(path, tmp_path / "quick", monkeypatch, 0.0)  # every tool unit past the budget
+    quick = _ledger(path, tmp_path / "quick", monkeypatch, 0.0)  # tool units wait
     waiting = quick.pending()
     tools = sum(1 for u in _units(path, spans=False) if u[3] in ("tool_call", "tool_result"))
     assert 0 < waiting <= tools
@@ -167,7 +167,7 @@ def test_a_quick_read_defers_tool_traffic_only_and_catches_up(
 
 
 def test_a_small_read_is_never_deferred(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    led = _ledger(SESSION, tmp_path, monkeypatch, 0.0)  # under QUICK_MIN_BYTES: all classified
+    led = _ledger(SESSION, tmp_path, monkeypatch, 10.0)  # under QUICK_MIN_BYTES: all classified
     assert led.pending() == 0
 
 

@@ -43,12 +43,13 @@ _COMPACTION: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 _MARKERS = ('"isCompactSummary"', '"compacted"')  # a cheap look before the JSON is parsed
-# a call that must answer soon (a hook, the status line) gives the model this long for tool calls
-# and results; those met later are counted whole, as not yet classified, and classified by the
-# next calls (or the submit hook's background reader). Prompts and replies, which decide the
-# frozen turns, are always classified at once.
+# A call that must answer soon (a hook, the status line) and finds 2 MB or more to read leaves
+# the tool calls and results that need the model for later: they are counted whole, as not
+# classified yet, and each later call classifies them for up to QUICK_SECONDS (the submit hook's
+# background reader all at once). Prompts and replies, which decide the frozen turns, are always
+# classified at once.
 QUICK_SECONDS = 0.3
-QUICK_MIN_BYTES = 2 * 1024 * 1024  # a read of less than this is classified whole, however long it takes
+QUICK_MIN_BYTES = 2 * 1024 * 1024  # a read of less than this is classified whole
 DEFERRABLE = ("tool_call", "tool_result")
 MAX_DEFERRED = 200_000  # beyond this many waiting units, every unit is classified at once
 PENDING = "(not classified yet)"  # their row in `totals`: [units, words, words (kept whole)]
@@ -170,10 +171,10 @@ class Ledger:
 
     def update(self, deadline: float, quick: float | None = QUICK_SECONDS) -> None:
         """Read the lines added since the last call until `deadline` (time.monotonic);
-        `complete` says whether the end was reached. With `quick`, tool calls and results met
-        after that many seconds wait (see QUICK_SECONDS), and those waiting from earlier calls
-        are classified in what is left of it; with None, everything is classified before the
-        deadline. Raises Unreadable."""
+        `complete` says whether the end was reached. With `quick` (seconds), a read of
+        QUICK_MIN_BYTES or more leaves tool calls and results for later, and those left by
+        earlier calls are classified for what is left of `quick`; with None, everything is
+        classified before the deadline. Raises Unreadable."""
         started = time.monotonic()
         fd, info = open_session(self.path)
         try:
@@ -188,7 +189,7 @@ class Ledger:
             soon = None if quick is None else started + quick
             if data["offset"] < info.st_size:
                 big = info.st_size - data["offset"] >= QUICK_MIN_BYTES
-                self._read(fd, deadline, soon if big else None)
+                self._read(fd, deadline, defer=big and soon is not None)
                 if data["head_len"] < HEAD_BYTES:
                     head = os.pread(fd, min(HEAD_BYTES, data["offset"]), 0)
                     data["head_len"], data["head"] = len(head), hashlib.sha256(head).hexdigest()
@@ -242,7 +243,7 @@ class Ledger:
                             self._marked = dict(list(self._marked.items())[MAX_OFFSETS // 2 :])
                     yield number, start, text, False
 
-    def _read(self, fd: int, deadline: float, soon: float | None = None) -> None:
+    def _read(self, fd: int, deadline: float, *, defer: bool = False) -> None:
         from turnlens.core.classes import task_classes
         from turnlens.pipeline.formats import resolve
         from turnlens.pipeline.formats.base import FormatOptions
@@ -260,7 +261,7 @@ class Ledger:
         deferred: list[list[Any]] = data["deferred"]
         units = fmt.stream(self._lines(fd, deadline), FormatOptions(), [], spans=False)
         line, ordinal = -1, 0
-        for unit, name, words in classified(units, soon if len(deferred) < MAX_DEFERRED else None):
+        for unit, name, words in classified(units, lambda: defer and len(deferred) < MAX_DEFERRED):
             data["units"] += 1
             index = data["units"]
             ordinal = ordinal + 1 if unit.line == line else 0
@@ -414,14 +415,14 @@ MEMO_ENTRIES = 8192
 
 
 def classified(
-    units: Iterable[Unit], defer_after: float | None = None
+    units: Iterable[Unit], defer: Callable[[], bool] | None = None
 ) -> Iterator[tuple[Unit, str | None, int]]:
     """(unit, class, words) for each unit, in order, as the built-in default pack classifies it
     (`classify(text, pack, pin=, kind=)`): the units go to `classify_many` in batches; a unit
     whose kind allows one class only (a shell command, a file write: `core.kinds`) has that
-    class without a model call, and a text met before has the class it had then. After
-    `defer_after` (time.monotonic), a tool call or result that needs the model comes with
-    None for its class (its words are counted all the same)."""
+    class without a model call, and a text met before has the class it had then. While
+    `defer()` is true, a tool call or result that needs the model comes with None for its
+    class (its words are counted all the same)."""
     from turnlens.classifier import classify_many
     from turnlens.core.engine import count_words, normalize_newlines
     from turnlens.core.kinds import allowed_classes
@@ -459,7 +460,7 @@ def classified(
                 if allowed is not None and len(allowed) == 1:
                     text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
                     k = (allowed[0], count_words(text))
-                elif defer_after is not None and unit.kind in DEFERRABLE and time.monotonic() > defer_after:
+                elif defer is not None and unit.kind in DEFERRABLE and defer():
                     text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
                     k = (None, count_words(text))
         batch.append(unit)

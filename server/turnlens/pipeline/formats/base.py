@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -48,6 +49,13 @@ def parse_time(value: Any) -> float | None:
     text = getattr(value, "text", value)  # a spanned string reads as its text
     if not isinstance(text, str) or not 10 <= len(text) <= 40:
         return None
+    return _iso_seconds(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _iso_seconds(text: str) -> float | None:
+    """parse_time of a string (kept for the few last: a session line's time is asked for once
+    per unit of the line and once for the session's span)."""
     try:
         when = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
