@@ -191,3 +191,19 @@ def test_units_left_to_classify_start_the_background_reader(
     assert warm.behind(str(path), "claude-code") < warm.WARM_MIN_BYTES  # fewer than WARM_MIN_UNITS
     monkeypatch.setattr(warm, "WARM_MIN_UNITS", quick.pending())
     assert warm.behind(str(path), "claude-code") >= warm.WARM_MIN_BYTES
+
+
+def test_a_first_read_restores_from_the_texts_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.agents.conftest import SUMMARY
+
+    cold = _ledger(COMPACTED, tmp_path, monkeypatch, None)
+    assert cold.texts and all(t.digest in cold.texts for t in cold.frozen_turns())
+    warm = _ledger(COMPACTED, tmp_path, monkeypatch, None)  # remembered: nothing read, nothing held
+    assert not warm.texts
+    turns = cold.frozen_turns()
+    a, b = compaction.lost_turns(cold, turns, SUMMARY), compaction.lost_turns(warm, turns, SUMMARY)
+    assert [x.turn for x in a.lost] == [x.turn for x in b.lost] and len(a.lost) >= 2
+    assert [x.text for x in a.restored] == [x.text for x in b.restored]
+    assert a.skipped == b.skipped

@@ -250,10 +250,12 @@ def lost_turns(ledger: Ledger, candidates: Sequence[FrozenTurn], summary_text: s
     skipped: list[tuple[FrozenTurn, str]] = []
     room = RESTORE_LIMIT - len(restore_header(1))
     ordered = by_importance(candidates)
-    texts = turn_texts(
-        ledger.path, ledger.format, [(t.line, t.offset, t.digest) for t in ordered], KEEP_KINDS
-    )
-    for t, text in zip(ordered, texts, strict=True):
+    held = ledger.texts  # the texts this call has read already (a first read)
+    again = [t for t in ordered if t.digest not in held]
+    found = turn_texts(ledger.path, ledger.format, [(t.line, t.offset, t.digest) for t in again], KEEP_KINDS)
+    texts = dict(zip((t.index for t in again), found, strict=True))
+    for t in ordered:
+        text = held.get(t.digest) if t.digest in held else texts[t.index]
         if text is None:
             skipped.append((t, "not found again in the session file"))
             continue

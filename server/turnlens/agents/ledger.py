@@ -53,6 +53,7 @@ QUICK_MIN_BYTES = 2 * 1024 * 1024  # a read of less than this is classified whol
 DEFERRABLE = ("tool_call", "tool_result")
 MAX_DEFERRED = 100_000  # beyond this many waiting units, every unit is classified at once
 PENDING = "(not classified yet)"  # their row in `totals`: [units, words, words (kept whole)]
+MAX_KEPT_CHARS = 8 * 1024 * 1024  # frozen turns' texts kept in memory during one call
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is passed over unread, as the readers do
 MAX_OFFSETS = 1_000_000  # line offsets kept while reading (a few tens of MB at most)
 
@@ -163,6 +164,10 @@ class Ledger:
         self.data: dict[str, Any] = {}
         self.complete = False  # every complete line of the file has been read
         self.size = 0
+        # the whole texts of the frozen turns read in this call, by digest (up to MAX_KEPT_CHARS):
+        # a restore right after a first read need not read their lines again
+        self.texts: dict[str, str] = {}
+        self._kept = 0
         # byte offsets of the lines read in this call: a reader may hand a line's units on later
         # (Claude Code's holds units while a summary line waits for its leaf), so all are kept
         self._offsets: dict[int, int] = {}
@@ -281,6 +286,7 @@ class Ledger:
                 for i in range(3):
                     have[i] += row[i]
             if whole and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS:
+                key = digest(unit.text)
                 frozen.append(
                     [
                         index,
@@ -290,10 +296,13 @@ class Ledger:
                         unit.kind,
                         name,
                         words,
-                        digest(unit.text),
+                        key,
                         quote(unit.text),
                     ]
                 )
+                if self._kept + len(unit.text) <= MAX_KEPT_CHARS:
+                    self.texts[key] = unit.text
+                    self._kept += len(unit.text)
                 if len(frozen) > MAX_FROZEN:
                     del frozen[: len(frozen) - MAX_FROZEN]
             if unit.role == "user" and unit.kind == "prompt":
