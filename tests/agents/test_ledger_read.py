@@ -207,3 +207,19 @@ def test_a_first_read_restores_from_the_texts_it_holds(
     assert [x.turn for x in a.lost] == [x.turn for x in b.lost] and len(a.lost) >= 2
     assert [x.text for x in a.restored] == [x.text for x in b.restored]
     assert a.skipped == b.skipped
+
+
+def test_damaged_waiting_rows_are_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from turnlens.agents import state
+
+    monkeypatch.setattr(ledger_module, "QUICK_MIN_BYTES", 0)
+    path = _mixed(tmp_path)
+    quick = _ledger(path, tmp_path / "q", monkeypatch, 0.0)
+    good = quick.pending()
+    quick.data["deferred"] += [["x"], [1, 2, -3, 0, "tool_result", 4], [1, 2, 10**12, 0, "tool_call", 4], 7]
+    state.save_session(quick.key, quick.data)
+    again = Ledger(str(path), "claude-code")
+    again.update(time.monotonic() + 600, quick=0.0)
+    assert again.pending() == good
+    again.update(time.monotonic() + 600, quick=None)
+    assert again.pending() == 0

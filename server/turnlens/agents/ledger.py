@@ -3,12 +3,15 @@
 An agent calls the status line after every message and the compaction hooks on a
 session that may be tens of megabytes. Classifying the whole file on each call
 would take seconds, so each call reads only the lines added since the last one
-(through the format's own reader and `analyze_stream`) and keeps, in the user's
-state folder, what the views need: the plan's figures per class (for the whole
-session and since the last compaction), the frozen turns (position, class, a
-short quote and a digest — never their whole text: that stays in the session
-file, where `turn_text` finds it again), the compaction summaries and the last
-prompt. A file that shrank, was replaced or rewritten starts again from the top.
+(through the format's own reader, without string positions, and `classified`:
+the default pack's classes, in batches) and keeps, in the user's state folder,
+what the views need: the plan's figures per class (for the whole session and
+since the last compaction), the frozen turns (position, class, a short quote and
+a digest — never their whole text: that stays in the session file, where
+`turn_text` finds it again), the compaction summaries and the last prompt. A
+first read of a long session leaves the tool traffic that needs the model for
+later calls (QUICK_SECONDS). A file that shrank, was replaced or rewritten starts
+again from the top.
 """
 
 from __future__ import annotations
@@ -189,7 +192,7 @@ class Ledger:
                 data = _fresh(self.path, self.format, info)
             self.data = data
             self.size = info.st_size
-            data.setdefault("deferred", [])
+            data["deferred"] = _valid_deferred(data.get("deferred"), info.st_size)
             changed = False
             soon = None if quick is None else started + quick
             if data["offset"] < info.st_size:
@@ -393,6 +396,22 @@ class Ledger:
 
     def save(self) -> None:
         state.save_session(self.key, self.data)
+
+
+def _valid_deferred(rows: Any, size: int) -> list[list[Any]]:
+    """The remembered waiting units that have the shape `_read` writes (a state file is ours,
+    but one damaged by hand must not break every later call)."""
+    if not isinstance(rows, list):
+        return []
+    return [
+        row
+        for row in rows
+        if isinstance(row, list)
+        and len(row) == 6
+        and all(type(row[i]) is int and row[i] >= 0 for i in (0, 1, 2, 3, 5))
+        and row[2] < size
+        and row[4] in DEFERRABLE
+    ]
 
 
 def _skip_line(f: Any) -> int | None:
