@@ -54,6 +54,8 @@ _MARKERS = ('"isCompactSummary"', '"compacted"')  # a cheap look before the JSON
 QUICK_SECONDS = 0.3
 QUICK_MIN_BYTES = 2 * 1024 * 1024  # a read of less than this is classified whole
 DEFERRABLE = ("tool_call", "tool_result")
+# readers whose line, read again alone, gives the same units (Codex's pairs records across lines)
+DEFER_FORMATS = ("claude-code",)
 MAX_DEFERRED = 100_000  # beyond this many waiting units, every unit is classified at once
 PENDING = "(not classified yet)"  # their row in `totals`: [units, words, words (kept whole)]
 MAX_KEPT_CHARS = 8 * 1024 * 1024  # frozen turns' texts kept in memory during one call
@@ -197,7 +199,8 @@ class Ledger:
             soon = None if quick is None else started + quick
             if data["offset"] < info.st_size:
                 big = info.st_size - data["offset"] >= QUICK_MIN_BYTES
-                self._read(fd, deadline, defer=big and soon is not None)
+                quick_read = big and soon is not None and self.format in DEFER_FORMATS
+                self._read(fd, deadline, defer=quick_read)
                 if data["head_len"] < HEAD_BYTES:
                     head = os.pread(fd, min(HEAD_BYTES, data["offset"]), 0)
                     data["head_len"], data["head"] = len(head), hashlib.sha256(head).hexdigest()
