@@ -1,6 +1,6 @@
 """How fast the agent hooks and the status line answer, as the agent runs them (not a test).
 
-    python tests/bench/bench_agents.py [--n 40] [--mb 20]
+    python tests/bench/bench_agents.py [--n 40] [--mb 20] [--cold 1]
 
 Every figure is a whole `turnlens` process, started the way an agent starts it (the
 console script, JSON on stdin), in wall time and in CPU time (user + system of the
@@ -46,6 +46,11 @@ def run(args: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, floa
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, proc.stdout
+
+
+def peak_mb() -> float:
+    """The largest resident size of any child waited for so far (Linux: ru_maxrss in KB)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
 def p95(values: list[float]) -> float:
@@ -99,6 +104,7 @@ def main() -> None:
     parser.add_argument(
         "--mb", type=int, default=20, help="size of the generated session (0: per-prompt figures only)"
     )
+    parser.add_argument("--cold", type=int, default=1, help="runs of each cold session measurement")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="turnlens-bench-agents-"))
     env = {
@@ -166,9 +172,14 @@ def main() -> None:
     lines = big_session(big, args.mb)
     print(f"generated session: {big.stat().st_size / 1e6:.1f} MB, {lines:,} lines")
     pre = payload("PreCompact", big, trigger="auto", custom_instructions=None)
-    w, c, out = run(["hook", "PreCompact"], pre, env)
-    report(f"PreCompact, {args.mb} MB, cold", [w], [c], 1.0)
-    print(f"  {len(out):,} characters of instructions")
+    walls, cpus = [], []
+    for _ in range(args.cold):
+        shutil.rmtree(tmp / "state", ignore_errors=True)
+        w, c, out = run(["hook", "PreCompact"], pre, env)
+        walls.append(w)
+        cpus.append(c)
+    report(f"PreCompact, {args.mb} MB, cold (x{args.cold})", walls, cpus, 1.0)
+    print(f"  {len(out):,} characters of instructions; max RSS {peak_mb():.0f} MB (the largest child so far)")
     shutil.rmtree(tmp / "state")
     big_status = payload("statusline", big)
     calls = 0
@@ -211,9 +222,14 @@ def main() -> None:
     post = payload("PostCompact", big, trigger="auto", compact_summary=SUMMARY)
     w, c, _ = run(["hook", "PostCompact"], post, env)
     report(f"PostCompact, {args.mb} MB, warm", [w], [c], 1.0)
-    shutil.rmtree(tmp / "state")
-    w, c, out = run(["hook", "SessionStart"], start, env)
-    report(f"restore (SessionStart compact), {args.mb} MB, cold", [w], [c], 1.0)
+    walls, cpus = [], []
+    for _ in range(args.cold):
+        shutil.rmtree(tmp / "state", ignore_errors=True)
+        w, c, out = run(["hook", "SessionStart"], start, env)
+        walls.append(w)
+        cpus.append(c)
+    report(f"restore (SessionStart compact), {args.mb} MB, cold (x{args.cold})", walls, cpus, 1.0)
+    print(f"  max RSS {peak_mb():.0f} MB (the largest child so far)")
     shutil.rmtree(tmp, ignore_errors=True)
 
 
