@@ -48,9 +48,21 @@ def run(args: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, floa
     return wall, cpu, proc.stdout
 
 
-def peak_mb() -> float:
-    """The largest resident size of any child waited for so far (Linux: ru_maxrss in KB)."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+# started from a small process: a child forked from this one (which holds the generated session)
+# would count this process's pages in its peak before it runs `turnlens`
+_PEAK = (
+    "import os, resource, subprocess, sys; "
+    "subprocess.run(sys.argv[1:], stdin=sys.stdin, stdout=subprocess.DEVNULL, check=True); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def peak_mb(args: list[str], stdin: bytes, env: dict[str, str]) -> float:
+    """The largest resident size of one `turnlens` process (Linux: ru_maxrss in KB)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK, TURNLENS, *args], input=stdin, capture_output=True, env=env, check=True
+    )
+    return int(proc.stdout) / 1024
 
 
 def p95(values: list[float]) -> float:
@@ -179,7 +191,10 @@ def main() -> None:
         walls.append(w)
         cpus.append(c)
     report(f"PreCompact, {args.mb} MB, cold (x{args.cold})", walls, cpus, 1.0)
-    print(f"  {len(out):,} characters of instructions; max RSS {peak_mb():.0f} MB (the largest child so far)")
+    shutil.rmtree(tmp / "state")
+    print(
+        f"  {len(out):,} characters of instructions; max RSS {peak_mb(['hook', 'PreCompact'], pre, env):.0f} MB"
+    )
     shutil.rmtree(tmp / "state")
     big_status = payload("statusline", big)
     calls = 0
@@ -229,7 +244,8 @@ def main() -> None:
         walls.append(w)
         cpus.append(c)
     report(f"restore (SessionStart compact), {args.mb} MB, cold (x{args.cold})", walls, cpus, 1.0)
-    print(f"  max RSS {peak_mb():.0f} MB (the largest child so far)")
+    shutil.rmtree(tmp / "state")
+    print(f"  max RSS {peak_mb(['hook', 'SessionStart'], start, env):.0f} MB")
     shutil.rmtree(tmp, ignore_errors=True)
 
 
