@@ -1159,7 +1159,9 @@ def markdown_table(results: Sequence[Result]) -> str:
 
 
 def console_table(results: Sequence[Result]) -> str:
-    rows = [[c.replace("**", "") for c in row[:7]] for row in table_rows(results)]
+    rows = [
+        [c.replace("**missed**", "NOT met").replace("**", "") for c in row[:7]] for row in table_rows(results)
+    ]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADER[:7])]
 
     def line(cells: Sequence[str]) -> str:

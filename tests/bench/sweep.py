@@ -1,5 +1,7 @@
-"""The size sweep: whole-process `turnlens classify --stdin` from 200 B to 5 MB and `turnlens plan`
-on 200 turns, side by side with the original SE-029 bash scripts when they are at hand.
+"""The size sweep: whole-process `turnlens classify --stdin`, `classify --input FILE` and `route
+--stdin` from 200 B to 5 MB and `turnlens plan` on 200 turns, side by side with the original
+SE-029 bash scripts when they are at hand (`--input FILE` against the script's own `--input FILE`,
+the others against its `--stdin`).
 
 The bash scripts are not part of TurnLens. Point the suite at a copy of them:
 
@@ -40,10 +42,19 @@ ENV = "TURNLENS_BASH_REFERENCE"
 PLAN_ENV = "TURNLENS_BASH_PLAN_REFERENCE"
 
 
+# every one-shot way of naming the input, with the bash script's own spelling it is held to
+WAYS = {
+    "classify --stdin": ("--stdin",),
+    "classify --input FILE": ("--input", "FILE"),
+    "route --stdin": ("--stdin",),
+}
+
+
 @dataclass
 class SweepPoint:
     size: int
     label: str
+    way: str = "classify --stdin"
     turnlens: list[float] = field(default_factory=list)  # seconds
     bash: list[float] = field(default_factory=list)
     turnlens_cpu: list[float] = field(default_factory=list)  # CPU seconds of the process
@@ -57,7 +68,8 @@ class SweepPoint:
 
 @dataclass
 class SweepData:
-    points: list[SweepPoint] = field(default_factory=list)
+    points: list[SweepPoint] = field(default_factory=list)  # classify --stdin (the plot's line)
+    others: list[SweepPoint] = field(default_factory=list)  # classify --input FILE, route --stdin
     plan: SweepPoint | None = None
     python_start: float | None = None  # seconds, median of `python -c pass`
     bash_path: str | None = None
@@ -159,18 +171,29 @@ def run_sweep(
         log(f"  {ENV} is not set: TurnLens's figures only")
     for size in SIZES:
         payload = sweep_input(size)
-        point = SweepPoint(size, workloads._human(size))
-        cmd = [*turnlens, "classify", "--stdin"]
-        _run(cmd, payload)  # warm the page cache and bytecode
-        if classifier:
-            _run(["bash", classifier, "--stdin"], payload)
-        for _ in range(_repeats(size, quick)):
-            point.turnlens.append(_run(cmd, payload, cpu=point.turnlens_cpu))
-            if classifier:
-                point.bash.append(_run(["bash", classifier, "--stdin"], payload))
-        data.points.append(point)
-        bash = f", bash {statistics.median(point.bash) * 1e3:.0f} ms" if point.bash else ""
-        log(f"  {point.label}: TurnLens {statistics.median(point.turnlens) * 1e3:.0f} ms{bash}")
+        with tempfile.TemporaryDirectory(prefix="turnlens-sweep-") as tmp:
+            path = Path(tmp) / "input.txt"
+            path.write_bytes(payload)
+            for way, script_args in WAYS.items():
+                point = SweepPoint(size, workloads._human(size), way)
+                words = way.split()
+                args = [str(path) if w == "FILE" else w for w in words]
+                cmd = [*turnlens, *args]
+                bash_cmd = ["bash", classifier or "", *(str(path) if w == "FILE" else w for w in script_args)]
+                data_in = payload if "--stdin" in words else b""
+                _run(cmd, data_in)  # warm the page cache and bytecode
+                if classifier:
+                    _run(bash_cmd, data_in)
+                for _ in range(_repeats(size, quick)):
+                    point.turnlens.append(_run(cmd, data_in, cpu=point.turnlens_cpu))
+                    if classifier:
+                        point.bash.append(_run(bash_cmd, data_in))
+                (data.points if way == "classify --stdin" else data.others).append(point)
+                bash = f", bash {statistics.median(point.bash) * 1e3:.0f} ms" if point.bash else ""
+                log(
+                    f"  {point.label} {way}: TurnLens {statistics.median(point.turnlens) * 1e3:.0f} ms "
+                    f"(CPU {statistics.median(point.turnlens_cpu) * 1e3:.0f} ms){bash}"
+                )
     session = plan_session()
     with tempfile.TemporaryDirectory(prefix="turnlens-sweep-") as tmp:
         path = Path(tmp) / "session.txt"
@@ -215,10 +238,10 @@ def markdown(data: SweepData, image: str | None) -> list[str]:
         "| input | `turnlens` (wall, median) | bash script (wall, median) | TurnLens / bash | target | result |",
         "|---|--:|--:|--:|---|---|",
     ]
-    rows = [*data.points, *([data.plan] if data.plan else [])]
+    rows = [*_by_way(data), *([data.plan] if data.plan else [])]
     for p in rows:
         is_plan = p is data.plan
-        what = f"`plan`, {p.label}" if is_plan else f"`classify --stdin`, {p.label}"
+        what = f"`plan`, {p.label}" if is_plan else f"`{p.way}`, {p.label}"
         target = PLAN_RATIO_TARGET if is_plan else RATIO_TARGET
         ratio = p.ratio
         bash = f"{statistics.median(p.bash) * 1e3:,.0f} ms" if p.bash else "—"
@@ -295,22 +318,30 @@ def plot(data: SweepData, path: Path) -> bool:
     return True
 
 
+def _by_way(data: SweepData) -> list[SweepPoint]:
+    """The points way by way (every size of `classify --stdin`, then of the next way)."""
+    order = list(WAYS)
+    return sorted([*data.points, *data.others], key=lambda p: (order.index(p.way), p.size))
+
+
 def results(data: SweepData, make: Callable[..., Any]) -> list[Any]:
     """Rows for the main table; `make(bench, what, seconds, **kw)` builds one (run.from_times)."""
     out = []
-    for p in data.points:
+    for p in _by_way(data):
         bash_ms = statistics.median(p.bash) * 1e3 if p.bash else None
         out.append(
             make(
                 "sweep",
-                f"`turnlens classify --stdin`, {p.label} (wall)",
+                f"`turnlens {p.way}`, {p.label} (wall)",
                 p.turnlens,
                 cpu=statistics.median(p.turnlens_cpu) if p.turnlens_cpu else None,
                 target=None if bash_ms is None else bash_ms * RATIO_TARGET,
                 target_text=""
                 if bash_ms is None
                 else f"≤ {RATIO_TARGET:g} × bash = {bash_ms * RATIO_TARGET:.0f} ms",
-                note="" if bash_ms is None else f"bash script {bash_ms:,.0f} ms; ratio {p.ratio:.2f}",
+                note=""
+                if bash_ms is None
+                else f"bash script `{' '.join(WAYS[p.way])}` {bash_ms:,.0f} ms; ratio {p.ratio:.2f}",
             )
         )
     if data.plan:

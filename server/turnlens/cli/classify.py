@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
 
     text, path = read_input(args)
     pack = apply_models(load_rules(args.rules, path), args.model, "classify")
-    done = run_session(args, text, str(path) if path else None, pack)
+    done = run_session(args, text, path, pack)
     if done is not None:
         return done
     pin = None

@@ -98,7 +98,7 @@ def shown(path: Path | str) -> str:
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def read_path(path: Path) -> str:
+def read_path(path: Path | str) -> str:
     """A file's text, read with a bound (userfiles.MAX_INPUT_BYTES); problems exit 2."""
     from turnlens.userfiles import MAX_INPUT_BYTES, ReadProblem, read_limited
 
@@ -110,12 +110,21 @@ def read_path(path: Path) -> str:
     return decode(data, shown(path))
 
 
-def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
-    """The text of --stdin or --input, and the file it came from."""
-    if args.input:
+def path_text(raw: str) -> str:
+    """`str(Path(raw))` without importing `pathlib` (a few ms of every `classify --input`):
+    on POSIX, empty and `.` parts dropped, and the root as `PurePosixPath` keeps it."""
+    if os.name != "posix":
         from pathlib import Path
 
-        path = Path(args.input)
+        return str(Path(raw))
+    root = "//" if raw.startswith("//") and not raw.startswith("///") else "/" if raw.startswith("/") else ""
+    return root + "/".join(p for p in raw.split("/") if p and p != ".") or "."
+
+
+def read_input(args: argparse.Namespace) -> tuple[str, str | None]:
+    """The text of --stdin or --input, and the file it came from (as `str(Path(FILE))`)."""
+    if args.input:
+        path = path_text(args.input)
         return read_path(path), path
     if args.stdin:
         from turnlens.userfiles import MAX_INPUT_BYTES
@@ -127,7 +136,7 @@ def read_input(args: argparse.Namespace) -> tuple[str, Path | None]:
     raise UsageError("turnlens: no input: give --stdin or --input FILE")
 
 
-def load_rules(spec: str | None, near: Path | None) -> RulePack:
+def load_rules(spec: str | None, near: Path | str | None) -> RulePack:
     """`--rules NAME|PATH`, else the `.turnlens.toml` found upward from the input, else `default`
     (resolved by the pipeline's workspace; a file it cannot use exits 2)."""
     from turnlens.pipeline.command_line import WorkspaceError, command_line_pack

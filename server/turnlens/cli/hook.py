@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from turnlens.cli.common import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    import argparse
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart", "UserPromptSubmit")
 AGENTS = ("claude-code", "codex")
@@ -26,6 +28,8 @@ logs one line to $XDG_STATE_HOME/turnlens/hooks.log. See docs/agents.md.
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import argparse
+
     p = sub.add_parser(
         "hook",
         help="answer a coding agent's hook, or install TurnLens's hooks into its settings",

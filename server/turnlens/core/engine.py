@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from turnlens.core.literals import cache_key, fold, required_literals
+from turnlens.core.prebuilt import compile_re
 from turnlens.core.rules import Rule, RulePack
 
 # `\A`, `\Z` and lookaround see past a line break when the whole text is searched at
@@ -80,7 +81,7 @@ _SPACE = re.compile(r"\s")
 # str.split() separates words at these ASCII characters, and outside ASCII at _WIDE_SPACE
 _ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
 _SPACE_OR_WORD = bytes(32 if i in _ASCII_SPACE else 120 for i in range(256))
-_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_WIDE_SPACE = compile_re("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _WORDS_BY_BYTES = 4096  # below this, building the words is as cheap as the byte pass
 
 
@@ -144,7 +145,7 @@ def _compile_pattern(rule: Rule, *, multiline: bool) -> Any:
 
         return SafePattern(("(?m)" if multiline else "") + rule.pattern, ignore_case=rule.ignore_case)
     flags = (re.IGNORECASE if rule.ignore_case else 0) | (re.MULTILINE if multiline else 0)
-    return re.compile(rule.pattern, flags)
+    return compile_re(rule.pattern, int(flags))  # the shipped packs' patterns come compiled
 
 
 class _Compiled:

@@ -34,6 +34,8 @@ from functools import cache, lru_cache
 from itertools import pairwise
 from typing import NamedTuple
 
+from turnlens.core.prebuilt import compile_re
+
 HEAD = 1500
 TAIL = 500
 CHAR_SIZES = (3, 4)
@@ -66,7 +68,7 @@ def _token() -> re.Pattern[str]:
 
 
 # used with `match` on one line; every branch is anchored so a search does not retry per char
-_CODE_LINE = re.compile(r"^(?:(?:\t| {4,}+).*\S|.*[;{}]\s*$|\s*+[#/]{1,2} ?\w|\s*+[<>$]{1,3} )")
+_CODE_LINE = compile_re(r"^(?:(?:\t| {4,}+).*\S|.*[;{}]\s*$|\s*+[#/]{1,2} ?\w|\s*+[<>$]{1,3} )")
 
 
 class Features(NamedTuple):
@@ -102,7 +104,7 @@ def _bucket(value: int, edges: Iterable[int]) -> str:
     return ">"
 
 
-_CJK_CHAR = re.compile(f"[{_CJK}\uac00-\ud7af]")
+_CJK_CHAR = compile_re(f"[{_CJK}\uac00-\ud7af]")  # compiled ahead: ~2 ms with `re`
 
 
 def text_words(words: int, region_text: str) -> int:

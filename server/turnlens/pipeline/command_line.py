@@ -57,7 +57,7 @@ def with_user_model(pack: RulePack, models: Mapping[str, Any]) -> RulePack:
     return pack if model is None or pack.model is None else with_model(pack, model)
 
 
-def command_line_pack(spec: str | None, near: Path | None, warn: Callable[[str], None]) -> RulePack:
+def command_line_pack(spec: str | None, near: Path | str | None, warn: Callable[[str], None]) -> RulePack:
     """`--rules NAME|PATH`, else the `.turnlens.toml` found upward from the input (or the current
     folder), else `default`; WorkspaceError when a named file cannot be used."""
     import os
@@ -79,7 +79,9 @@ def command_line_pack(spec: str | None, near: Path | None, warn: Callable[[str],
                 )
             pack = userfiles.load_rules_file(file)
         else:
-            found = userfiles.find_project_rules(near.parent if near else os.getcwd())
+            # a str `near` is a normalized path (cli.common.path_text): its folder as Path.parent
+            folder = (near.parent if not isinstance(near, str) else os.path.dirname(near)) if near else ""
+            found = userfiles.find_project_rules(folder or os.getcwd())
             pack = userfiles.load_rules_file(found) if found else builtin_pack("default")
     except RulePackError as exc:
         raise WorkspaceError(shown(str(exc))) from None

@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from typing import Any, Final
 
 from turnlens.core.engine import Signal, normalize_newlines
+from turnlens.core.prebuilt import compile_re
 from turnlens.router.labeler import Labeling, label_text
 from turnlens.router.sample import sample
 from turnlens.router.settings import DEFAULT, FrozenMap, RouterSettings, fold, vocabulary
@@ -34,7 +35,7 @@ SOURCES: Final = (
 _ROUTE_LINE = re.compile(r"^/route(?:[ \t]+(\S+))?(?:[ \t]|$)")
 _EFFORT_LINE = re.compile(r"^[ \t]*/effort[ \t]+(\S+)[ \t]*$", re.MULTILINE)
 _FRONTMATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
-_FRONTMATTER_EFFORT = re.compile(
+_FRONTMATTER_EFFORT = compile_re(
     r"""^effort[ \t]*:[ \t]*["']?([A-Za-z]+)["']?[ \t]*(?:#.*)?$""", re.MULTILINE | re.IGNORECASE
 )
 
@@ -195,7 +196,7 @@ def _keyword(trimmed: str, settings: RouterSettings) -> Route | None:
 
 # `<!-- turnlens: … -->` lines that pin or silence a turn sit above its first line;
 # the prompt starts after them, so a `/route` directive under a pin still counts.
-_LEADING_DIRECTIVES = re.compile(
+_LEADING_DIRECTIVES = compile_re(
     r"\A(?:[ \t]*<!--[ \t]*turnlens:[^\n]*-->[ \t]*(?:\n|\Z)|[ \t]*\n)+", re.IGNORECASE
 )
 

@@ -1,0 +1,88 @@
+"""The one-shot commands (what scripts and agents run on every prompt) import only what they
+use: each module below costs a whole process several milliseconds, and none of them is needed
+to answer. And the `--input FILE` path, read without `pathlib`, names the file as it did."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from turnlens.cli.common import path_text
+
+PROBE = """
+import json, sys
+from turnlens.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+# never on any one-shot path: argument parsing, paths, TOML parsing, HTTP, the server
+NEVER = {"argparse", "pathlib", "tomllib", "httpx", "pygls", "lsprotocol", "asyncio", "numpy"}
+# not on the plain classify path either (the router's settings still need `dataclasses`)
+NOT_FOR_CLASSIFY = {"dataclasses", "inspect", "hashlib", "turnlens.router.settings"}
+
+
+def modules_of(args: list[str], stdin: str, tmp: Path) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp,
+        env={"XDG_STATE_HOME": str(tmp / "state"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+    )
+    line = out.stdout.rsplit("MODULES ", 1)[1]
+    found: list[str] = json.loads(line)
+    return {m.split(".")[0] if not m.startswith("turnlens") else m for m in found} | set(found)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["classify", "--stdin"], ["classify", "--input", "prompt.txt"], ["classify", "--stdin", "--json"]],
+)
+def test_classify_imports_nothing_it_does_not_use(args: list[str], tmp_path: Path) -> None:
+    (tmp_path / "prompt.txt").write_text("thanks, that fixed it!\n", encoding="utf-8")
+    mods = modules_of(args, "thanks, that fixed it!\n", tmp_path)
+    assert "turnlens.classifier" in mods  # the probe ran the command
+    assert not (mods & (NEVER | NOT_FOR_CLASSIFY)), mods & (NEVER | NOT_FOR_CLASSIFY)
+
+
+def test_route_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
+    mods = modules_of(["route", "--stdin"], "please refactor the parser\n", tmp_path)
+    assert "turnlens.router.resolve" in mods
+    assert not (mods & NEVER), mods & NEVER
+
+
+def test_the_submit_hook_and_the_status_line_import_nothing_they_do_not_use(tmp_path: Path) -> None:
+    payload = {
+        "session_id": "s",
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "cwd": str(tmp_path),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "ultrathink about the cache design",
+    }
+    mods = modules_of(["hook", "UserPromptSubmit"], json.dumps(payload), tmp_path)
+    assert "turnlens.agents.prompt" in mods
+    assert not (mods & NEVER), mods & NEVER
+    status = {"session_id": "s", "transcript_path": str(tmp_path / "none.jsonl"), "cwd": str(tmp_path)}
+    mods = modules_of(["statusline"], json.dumps(status), tmp_path)
+    assert "turnlens.agents.statusline" in mods or "turnlens.agents.hook" in mods
+    assert not (mods & NEVER), mods & NEVER
+
+
+@given(st.text(alphabet="/.ab ", max_size=12))
+def test_path_text_is_what_pathlib_prints(raw: str) -> None:
+    assert path_text(raw) == str(PurePosixPath(raw))
+
+
+@pytest.mark.parametrize("raw", ["", ".", "..", "/", "//", "///", "//a", "a//b/", "./a/./b", "a/../b", "~/x"])
+def test_path_text_edges(raw: str) -> None:
+    assert path_text(raw) == str(PurePosixPath(raw))

@@ -1,0 +1,163 @@
+"""packs/sre-3.X.json hold the shipped packs' patterns as Python `re` compiles them, per Python
+minor version (turnlens/core/prebuilt.py), so that a one-shot run compiles none of them.
+
+Regenerate after editing a shipped pack:  python -m tests.core.test_sre_cache [PYTHON ...]
+(this interpreter's table, and one per other interpreter named, e.g. python3.12 python3.13;
+a table left stale only costs speed: a pattern missing from it is compiled as before).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from turnlens.core import engine, prebuilt
+from turnlens.core.rules import BUILTIN_PACKS, RulePack, builtin_pack, packaged_pack
+
+PACKS = Path(__file__).resolve().parents[2] / "server" / "turnlens" / "core" / "packs"
+CACHE = PACKS / prebuilt.table_name()
+SERVER = Path(__file__).resolve().parents[2] / "server"
+
+
+def shipped_packs() -> list[RulePack]:
+    return [builtin_pack(name) for name in BUILTIN_PACKS] + [
+        packaged_pack("turnlens.router.packs", "labels.toml")
+    ]
+
+
+# module-level patterns of the one-shot path compiled with `compile_re`: (module, name, flags)
+MODULE_PATTERNS = (
+    ("turnlens.core.engine", "_WIDE_SPACE", 0),
+    ("turnlens.learn.features", "_CJK_CHAR", 0),
+    ("turnlens.learn.features", "_CODE_LINE", 0),
+    ("turnlens.router.resolve", "_FRONTMATTER_EFFORT", re.MULTILINE | re.IGNORECASE),
+    ("turnlens.router.resolve", "_LEADING_DIRECTIVES", re.IGNORECASE),
+)
+
+
+def module_pattern(module: str, name: str) -> re.Pattern[str]:
+    pattern: re.Pattern[str] = getattr(importlib.import_module(module), name)
+    return pattern
+
+
+def shipped_patterns() -> list[tuple[str, int]]:
+    """Every (pattern, flags) the engine compiles a shipped `re` rule with (whole text and per
+    line), and the module-level patterns above."""
+    out = {(module_pattern(m, name).pattern, int(flags)) for m, name, flags in MODULE_PATTERNS}
+    for pack in shipped_packs():
+        for rule in pack.rules:
+            if rule.pattern is None or rule.engine != "re":
+                continue
+            case = re.IGNORECASE if rule.ignore_case else 0
+            out.add((rule.pattern, int(case | re.MULTILINE)))
+            out.add((rule.pattern, int(case)))
+    return sorted(out)
+
+
+def render(table: dict[str, object]) -> str:
+    return json.dumps(table, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the tables are CPython's")
+def test_cache_is_up_to_date() -> None:
+    assert CACHE.exists(), f"no table for this Python: run python -m tests.core.test_sre_cache ({CACHE.name})"
+    assert CACHE.read_text(encoding="utf-8") == render(prebuilt.build(shipped_patterns())), (
+        "run: python -m tests.core.test_sre_cache"
+    )
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the tables are CPython's")
+def test_every_shipped_pattern_comes_from_the_table_and_equals_re_compile() -> None:
+    table = prebuilt._table()
+    for pattern, flags in shipped_patterns():
+        assert prebuilt.key(pattern, flags) in table
+        got = prebuilt.compile_re(pattern, flags)
+        fresh = re.compile(pattern, flags)
+        assert got is not fresh  # made from the table, not taken from `re`'s cache
+        assert (got.pattern, got.flags, got.groups, got.groupindex) == (
+            fresh.pattern,
+            fresh.flags,
+            fresh.groups,
+            fresh.groupindex,
+        )
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the tables are CPython's")
+def test_module_patterns_are_in_the_table_with_the_flags_they_are_compiled_with() -> None:
+    for module, name, flags in MODULE_PATTERNS:
+        pattern = module_pattern(module, name)
+        assert pattern.flags & ~re.UNICODE == flags
+        assert prebuilt.key(pattern.pattern, flags) in prebuilt._table()
+
+
+def test_the_engine_compiles_rule_patterns_through_the_table() -> None:
+    rule = next(r for r in shipped_packs()[0].rules if r.pattern is not None and r.engine == "re")
+    got = engine._compile_pattern(rule, multiline=True)
+    assert got.pattern == rule.pattern
+    assert got.flags & re.MULTILINE
+
+
+def test_a_pattern_outside_the_table_is_compiled_as_usual() -> None:
+    got = prebuilt.compile_re(r"\bzebra\w+", re.IGNORECASE)
+    assert got.search("ZEBRAS here") is not None
+    assert prebuilt.key(r"\bzebra\w+", re.IGNORECASE) not in prebuilt._table()
+
+
+def test_a_damaged_entry_falls_back_to_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    pattern, flags = shipped_patterns()[0]
+    bad = [flags, 0, {}, [None], "bm90IHpsaWI="]  # not a compressed program
+    monkeypatch.setattr(prebuilt, "_TABLE", {prebuilt.key(pattern, flags): bad})
+    got = prebuilt.compile_re(pattern, flags)
+    assert got.pattern == pattern
+
+
+def corpus_sample(every: int = 7) -> str:
+    """Every `every`-th text of the shipped corpus (all its languages and genres), one per line."""
+    texts = []
+    for path in sorted((SERVER / "turnlens" / "learn" / "corpus").glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        texts += [json.loads(line)["text"] for line in lines[::every] if line.strip()]
+    return "\n".join(texts)
+
+
+def test_patterns_from_the_table_match_as_re_does_on_the_corpus() -> None:
+    """Every match of every shipped pattern on a sample of the corpus, as `re.compile` finds them."""
+    text = corpus_sample()
+    for pattern, flags in shipped_patterns():
+        ours, theirs = prebuilt.compile_re(pattern, flags), re.compile(pattern, flags)
+        assert [m.span() for m in ours.finditer(text)] == [m.span() for m in theirs.finditer(text)], pattern
+
+
+def _table_of(python: str, patterns: list[tuple[str, int]]) -> dict[str, object]:
+    """Another interpreter's table (the builder needs the standard library only)."""
+    script = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); "
+        "from turnlens.core.prebuilt import build; "
+        "print(json.dumps(build([tuple(p) for p in json.load(sys.stdin)])))"
+    )
+    out = subprocess.run(
+        [python, "-c", script, str(SERVER)],
+        input=json.dumps(patterns),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    table: dict[str, object] = json.loads(out.stdout)
+    return table
+
+
+if __name__ == "__main__":
+    patterns = shipped_patterns()
+    CACHE.write_text(render(prebuilt.build(patterns)), encoding="utf-8")
+    print(f"wrote {CACHE}")
+    for python in sys.argv[1:]:
+        table = _table_of(python, patterns)
+        path = PACKS / f"sre-{table['python']}.json"
+        path.write_text(render(table), encoding="utf-8")
+        print(f"wrote {path} ({python})")
