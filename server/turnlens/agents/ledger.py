@@ -16,7 +16,6 @@ again from the top.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import time
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from turnlens.agents import state
+from turnlens.agents.hashes import sha1_hex, sha256_hex
 
 if TYPE_CHECKING:
     from turnlens.pipeline.units import Unit
@@ -88,7 +88,7 @@ class FrozenTurn:
 
 
 def digest(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    return sha1_hex(text.encode("utf-8", "surrogatepass"))[:20]
 
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -155,7 +155,7 @@ def _same_file(data: dict[str, Any], fd: int, info: os.stat_result, fmt: str) ->
     head_len = data.get("head_len")
     if not isinstance(head_len, int) or head_len < 0:
         return False
-    return hashlib.sha256(os.pread(fd, head_len, 0)).hexdigest() == data.get("head")
+    return sha256_hex(os.pread(fd, head_len, 0)) == data.get("head")
 
 
 class Ledger:
@@ -203,7 +203,7 @@ class Ledger:
                 self._read(fd, deadline, defer=quick_read)
                 if data["head_len"] < HEAD_BYTES:
                     head = os.pread(fd, min(HEAD_BYTES, data["offset"]), 0)
-                    data["head_len"], data["head"] = len(head), hashlib.sha256(head).hexdigest()
+                    data["head_len"], data["head"] = len(head), sha256_hex(head)
                 changed = True
             if data["deferred"] and time.monotonic() < (deadline if soon is None else min(deadline, soon)):
                 self._classify_deferred(fd, deadline if soon is None else min(deadline, soon))

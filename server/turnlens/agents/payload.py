@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 MAX_PAYLOAD = 8 * 1024 * 1024  # a pasted prompt can be long; a payload beyond this is refused
 
@@ -19,9 +18,11 @@ class BadPayload(ValueError):
     """Not a hook payload TurnLens can answer (the reason goes to the hook log)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Payload:
-    """The fields TurnLens reads; each is None when absent or of the wrong type."""
+class Payload(NamedTuple):
+    """The fields TurnLens reads; each is None when absent or of the wrong type.
+
+    A named tuple, not a dataclass: importing `dataclasses` (and `inspect`) and generating a
+    class's methods costs every hook call more than reading its payload."""
 
     event: str | None
     session_id: str | None

@@ -9,11 +9,12 @@ here raises: a hook that cannot write its log still answers.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
 from typing import Any
+
+from turnlens.agents.hashes import sha256_hex
 
 LOG_FILE = "hooks.log"
 RESTORE_LOG = "restore.jsonl"
@@ -82,7 +83,7 @@ def session_key(transcript: str) -> str:
         real = os.path.realpath(transcript)
     except (OSError, ValueError):
         real = transcript
-    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return sha256_hex(real.encode("utf-8", "surrogateescape"))[:32]
 
 
 def _session_path(key: str) -> str:
