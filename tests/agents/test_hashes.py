@@ -20,3 +20,11 @@ def test_digests_equal_hashlib() -> None:
 def test_without_the_builtin_modules_hashlib_answers() -> None:
     made = hashes._builtin((("_turnlens_no_such_module", "sha256"),), "sha256")
     assert made(b"abc").hexdigest() == hashlib.sha256(b"abc").hexdigest()
+
+
+def test_the_submit_hook_and_the_ledger_digest_prompts_alike() -> None:
+    from turnlens.agents.ledger import digest
+
+    for text in ("", "ultrathink", "naïve ☃ \ud800 lone surrogate", "x" * 10_000):
+        assert hashes.text_digest(text) == digest(text)
+        assert len(digest(text)) == 20

@@ -1213,6 +1213,52 @@ def sweep_block() -> list[str]:
     return out
 
 
+def _first_cell(row: str) -> str:
+    return row.split(" | ", 1)[0].removeprefix("| ")
+
+
+def merge_doc(
+    results: Sequence[Result], names: Sequence[str], meta: dict[str, str], path: Path = DOC
+) -> None:
+    """Replace only the rows these benchmarks made (matched by their first cell; a new row goes
+    after the last row of its benchmark), and the sweep's section when the sweep ran; the rest
+    of the last full run's table stays, with a line saying what was updated when."""
+    text = path.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    block, _, tail = rest.partition(END)
+    lines = block.split("\n")
+    top = next(i for i, line in enumerate(lines) if line.startswith("| benchmark |")) + 2
+    end = next(i for i in range(top, len(lines)) if not lines[i].startswith("|"))
+    rows = lines[top:end]
+    at = {_first_cell(row): i for i, row in enumerate(rows)}
+    last: dict[str, int] = {}
+    new_rows = markdown_table(results).split("\n")[2:]
+    for r, row in zip(results, new_rows, strict=True):
+        i = at.get(_first_cell(row))
+        if i is not None:
+            rows[i] = row
+        else:
+            i = last.get(r.bench, len(rows) - 1) + 1
+            rows.insert(i, row)
+            at = {_first_cell(x): k for k, x in enumerate(rows)}
+        last[r.bench] = i
+    lines[top:end] = rows
+    if "sweep" in names:
+        start = next((i for i, line in enumerate(lines) if line.startswith("### Size sweep")), None)
+        stop = next(i for i, line in enumerate(lines) if line.startswith("Targets are judged"))
+        lines[start if start is not None else stop : stop] = sweep_block()
+    note = (
+        f"Rows of {', '.join(f'`{n}`' for n in names)} updated {meta['when']} — `{meta['command']}` — "
+        f"load average {meta['load']}."
+    )
+    run_line = next(i for i, line in enumerate(lines) if line.startswith("Run of "))
+    if lines[run_line + 2].startswith("Rows of "):
+        lines[run_line + 2] = note
+    else:
+        lines[run_line + 1 : run_line + 1] = ["", note]
+    path.write_text(head + BEGIN + "\n".join(lines) + END + tail, encoding="utf-8")
+
+
 def write_doc(block: str, path: Path = DOC) -> None:
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if BEGIN in text and END in text:
@@ -1250,6 +1296,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--write", action="store_true", help="write docs/benchmarks.md even with --quick or --only"
     )
     parser.add_argument("--no-write", action="store_true", help="do not write docs/benchmarks.md")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="with --only: replace only the rows of these benchmarks in docs/benchmarks.md",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the raw figures as JSON")
     parser.add_argument(
         "--profile",
@@ -1328,7 +1379,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             + "\n",
             encoding="utf-8",
         )
-    if (args.write or not (args.quick or args.only)) and not args.no_write:
+    if args.merge and not args.no_write:
+        merge_doc(results, names, meta)
+        print(f"updated the rows of {', '.join(names)} in {DOC.relative_to(REPO)}")
+    elif (args.write or not (args.quick or args.only)) and not args.no_write:
         write_doc(report(results, info, meta))
         print(f"wrote {DOC.relative_to(REPO)}")
     return 0

@@ -36,6 +36,11 @@ def sha1_hex(data: bytes) -> str:
     return str(_SHA1(data).hexdigest())
 
 
+def text_digest(text: str) -> str:
+    """The short digest a ledger keeps of a prompt or turn (and the submit hook of its prompt)."""
+    return sha1_hex(text.encode("utf-8", "surrogatepass"))[:20]
+
+
 def sha256_hex(data: bytes) -> str:
     global _SHA256
     if _SHA256 is None:  # `_sha256` until Python 3.11, `_sha2` from 3.12

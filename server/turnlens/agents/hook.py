@@ -115,7 +115,7 @@ def answer_for(event: str, agent: str, window: int | None = None) -> Callable[[P
             raise NoOp(f"payload is for {payload.event!r}, this hook answers {event}")
 
     def prompt_submit(payload: Payload, ends: float) -> str | None:
-        from turnlens.agents.ledger import digest
+        from turnlens.agents.hashes import text_digest as digest  # not the ledger: not read here
         from turnlens.agents.prompt import context_line, route_of, shown
 
         check(payload)

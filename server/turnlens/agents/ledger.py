@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from turnlens.agents import state
-from turnlens.agents.hashes import sha1_hex, sha256_hex
+from turnlens.agents.hashes import sha256_hex, text_digest
 
 if TYPE_CHECKING:
     from turnlens.pipeline.units import Unit
@@ -88,7 +88,7 @@ class FrozenTurn:
 
 
 def digest(text: str) -> str:
-    return sha1_hex(text.encode("utf-8", "surrogatepass"))[:20]
+    return text_digest(text)
 
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
