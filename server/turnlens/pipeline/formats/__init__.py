@@ -6,6 +6,7 @@ A new format is one module with a `Format` object, listed in `_REGISTRY`.
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -142,14 +143,27 @@ def detect(path: str | None, text: str) -> Format:
     return best
 
 
+# The role words of a Markdown chat's markers (`## User`, `**Assistant:**`, `_**User**_`);
+# markdown_chat builds its markers from these.
+CHAT_ROLE = (
+    r"(?P<word>user|human|me|you|prompt|system|assistant|ai|claude|chatgpt|gpt[-\w.]*|gemini"
+    r"|copilot|model|bot|agent|response|cursor)"
+)
+# What every one of those markers starts its line with: without such a line a Markdown chat's
+# `detect` answers 0 (markdown_chat matches `_HEADING`, `_SPECSTORY`, `_LABEL` at line starts).
+_MAYBE_MARKER = re.compile(
+    rf"^(?:[ ]{{0,3}}#{{1,6}}[ \t]+(?:\*\*|__)?|\*\*|__|_\*\*){CHAT_ROLE}", re.I | re.M
+)
+
+
 def plainly_one_text(path: str | None, head: str) -> bool:
     """True when no format but `turns` and `prompt-file` (both: the text is one prompt) could
     claim `head`, decided without importing a format module; False says only "ask `detect`".
 
     Each clause is a condition without which a format's `detect` answers 0: the JSON and
     JSON Lines formats need a `{` (or a leading `[`), Aider its header or file name,
-    Markdown chats a `#`, `**` or `__` marker (tests/formats/test_detect.py checks the
-    promise against `detect` on generated text)."""
+    Markdown chats a line that starts as a role marker does (tests/formats/test_detect.py checks
+    the promise against `detect` on generated text)."""
     lower = (path or "").lower()
     if lower.endswith((".json", ".jsonl", ".ndjson")):
         return False
@@ -157,7 +171,9 @@ def plainly_one_text(path: str | None, head: str) -> bool:
         return False
     if lower.endswith("aider.chat.history.md") or "# aider chat started at" in head:
         return False
-    return "#" not in head and "**" not in head and "__" not in head
+    if "#" not in head and "**" not in head and "__" not in head:
+        return True
+    return _MAYBE_MARKER.search(head) is None  # `# ` comments and **bold** words are no marker
 
 
 def resolve(name: str, path: str | None, text: str) -> Format:

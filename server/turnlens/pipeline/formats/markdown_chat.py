@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
+from turnlens.pipeline.formats import CHAT_ROLE
 from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Split, reindex
 from turnlens.pipeline.formats.mdtext import (
     closed_fences,
@@ -35,10 +36,7 @@ from turnlens.pipeline.units import Directives, Unit
 
 _USER_WORDS = frozenset({"user", "human", "me", "you", "prompt"})
 _SYSTEM_WORDS = frozenset({"system"})
-_ROLE = (
-    r"(?P<word>user|human|me|you|prompt|system|assistant|ai|claude|chatgpt|gpt[-\w.]*|gemini"
-    r"|copilot|model|bot|agent|response|cursor)"
-)
+_ROLE = CHAT_ROLE
 _WHEN = r"(?:[ \t]*+\([^()\r\n]*+\))?"  # `(2025-01-02 10:11Z)`, `(model gpt-5)`
 # Runs of blanks are possessive (`*+`): `[ \t]*:?[ \t]*#*[ \t]*` could share one run of spaces
 # between three loops, which backtracked cubically on `## user` + spaces + `x`.
