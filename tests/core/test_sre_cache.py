@@ -2,8 +2,9 @@
 minor version (turnlens/core/prebuilt.py), so that a one-shot run compiles none of them.
 
 Regenerate after editing a shipped pack:  python -m tests.core.test_sre_cache [PYTHON ...]
-(this interpreter's table, and one per other interpreter named, e.g. python3.12 python3.13;
-a table left stale only costs speed: a pattern missing from it is compiled as before).
+(this interpreter's table, and one per other interpreter named — by default every other
+python3.X found on PATH or under pyenv; a table left stale only costs speed: a pattern missing
+from it is compiled as before).
 """
 
 from __future__ import annotations
@@ -152,12 +153,32 @@ def _table_of(python: str, patterns: list[tuple[str, int]]) -> dict[str, object]
     return table
 
 
+def other_pythons() -> list[str]:
+    """Other CPython 3.11+ interpreters at hand (on PATH, or installed by pyenv)."""
+    import shutil
+
+    found: dict[str, str] = {}
+    for minor in range(11, 20):
+        name = f"python3.{minor}"
+        if f"3.{minor}" == f"{sys.version_info[0]}.{sys.version_info[1]}":
+            continue
+        pyenv = sorted((Path.home() / ".pyenv" / "versions").glob(f"3.{minor}.*/bin/{name}"))
+        exe = str(pyenv[-1]) if pyenv else shutil.which(name)
+        if exe:
+            found[name] = exe
+    return list(found.values())
+
+
 if __name__ == "__main__":
     patterns = shipped_patterns()
     CACHE.write_text(render(prebuilt.build(patterns)), encoding="utf-8")
     print(f"wrote {CACHE}")
-    for python in sys.argv[1:]:
-        table = _table_of(python, patterns)
+    for python in sys.argv[1:] or other_pythons():
+        try:
+            table = _table_of(python, patterns)
+        except (OSError, subprocess.CalledProcessError, ValueError) as exc:
+            print(f"skipped {python}: {exc}")
+            continue
         path = PACKS / f"sre-{table['python']}.json"
         path.write_text(render(table), encoding="utf-8")
         print(f"wrote {path} ({python})")
