@@ -9,6 +9,19 @@ installs that way to check the fallback).
 import os
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class BuildScorer(build_ext):
+    """The kernel's arithmetic must round as Python's does: no fused multiply-add (GCC and
+    Clang would contract `a + b * c` on targets that have one, aarch64 among them)."""
+
+    def build_extensions(self) -> None:
+        if self.compiler.compiler_type != "msvc":
+            for ext in self.extensions:
+                ext.extra_compile_args = [*ext.extra_compile_args, "-ffp-contract=off"]
+        super().build_extensions()
+
 
 pure = os.environ.get("TURNLENS_PURE_PYTHON", "") not in ("", "0")
 ext_modules = (
@@ -22,4 +35,4 @@ ext_modules = (
         )
     ]
 )
-setup(ext_modules=ext_modules)
+setup(ext_modules=ext_modules, cmdclass={"build_ext": BuildScorer})

@@ -13,7 +13,9 @@ views, the CLI) asks here.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from turnlens.core.classes import task_class
@@ -22,7 +24,7 @@ from turnlens.core.engine import Score, score
 from turnlens.core.rules import RulePack, builtin_pack
 
 if TYPE_CHECKING:
-    from turnlens.learn.model import Contribution, Model
+    from turnlens.learn.model import Contribution, Model, Prediction
     from turnlens.learn.phrases import Phrase
 
 __all__ = [
@@ -48,13 +50,41 @@ def model_of(pack: RulePack) -> Model | None:
     return m  # type: ignore[return-value]
 
 
+# by the pack's identity (hashing a pack walks every rule), held weakly: the ids of its user rules
+_USER_RULES: dict[int, tuple[weakref.ref[RulePack], frozenset[str]]] = {}
+
+
+def user_rules(pack: RulePack) -> frozenset[str]:
+    """The ids whose rule (the first of that id, as `RulePack.rule` finds it) is the user's own,
+    not one of TurnLens's built-in ones: worked out once per pack, not once per signal."""
+    key = id(pack)
+    entry = _USER_RULES.get(key)
+    if entry is None or entry[0]() is not pack:
+        first: dict[str, Any] = {}
+        for rule in pack.rules:
+            first.setdefault(rule.id, rule)
+        mine = frozenset(rid for rid, rule in first.items() if not rule.source.startswith("<builtin:"))
+        if len(_USER_RULES) > 64:
+            _USER_RULES.clear()
+        entry = _USER_RULES[key] = (weakref.ref(pack, partial(_forget, key)), mine)
+    return entry[1]
+
+
+def _forget(key: int, ref: weakref.ref[RulePack]) -> None:
+    entry = _USER_RULES.get(key)
+    if entry is not None and entry[0] is ref:
+        del _USER_RULES[key]
+
+
 def user_decision(result: Score, pack: RulePack) -> tuple[str, tuple[str, ...]] | None:
     """The class that the user's own rules (not TurnLens's built-in ones) vote for, if any fired."""
+    mine = user_rules(pack)
+    if not mine:
+        return None
     votes: dict[str, int] = {}
     fired: list[str] = []
     for s in result.signals:
-        rule = pack.rule(s.rule)
-        if rule is None or rule.source.startswith("<builtin:"):
+        if s.rule not in mine:
             continue
         votes[s.category] = votes.get(s.category, 0) + s.weight
         fired.append(s.rule)
@@ -166,7 +196,11 @@ def classify_many(
     model = model_of(pack)
     if model is None:  # pragma: no cover - a pack's model is a name or a Model
         return classify_rules_many(texts, pack, pins)
+    from turnlens.learn.scorer import scorer_for
+
     passes = score_many(texts, pack)
+    predict = scorer_for(model).predict
+    users = bool(user_rules(pack))
     seen: dict[tuple[str, str | None], Classification] = {}
     out: list[Classification] = []
     new = tuple.__new__
@@ -180,16 +214,38 @@ def classify_many(
         if a is not None:  # the same text of the same kind, the same answer (its own scores dict)
             out.append(new(Classification, (*a[:6], a[6].copy(), *a[7:])))
             continue
-        user = user_decision(result, pack)
+        user = user_decision(result, pack) if users else None
         if user is not None:
             answer = of_class(user[0], result, overridden_by=user[1])
         else:
-            allowed = None
+            prediction = predict(text, result)
             if kind is not None:
                 from turnlens.core.kinds import allowed_classes
 
                 allowed = allowed_classes(kind, text)
-            answer = from_model(text, result, model, allowed=allowed)
+                if allowed is not None and prediction.label not in allowed:
+                    prediction = model.restrict(prediction, allowed)
+            answer = _model_answer(prediction, result)
         seen[(text, kind)] = answer
         out.append(answer)
     return out
+
+
+def _model_answer(prediction: Prediction, result: Score) -> Classification:
+    """`from_model`'s answer without an explanation, made positionally (a transcript makes
+    thousands): the model's class with the rule pass's counts, scores and signals."""
+    tc = task_class(prediction.label)
+    return Classification(
+        tc.name,
+        tc.max_ratio,
+        tc.frozen,
+        tc.verdict,
+        result.words,
+        result.lines,
+        result.scores,
+        result.signals,
+        False,
+        prediction.confidence,
+        "model",
+        prediction.probabilities,
+    )

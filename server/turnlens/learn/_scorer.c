@@ -1,22 +1,35 @@
-/* The n-gram half of the learned model's linear pass, compiled (optional).
+/* The learned model's linear pass, compiled (optional).
  *
- * Kernel(chars, words, bigrams, weights, n_classes, char_sizes, max_tokens, tail_tokens, cjk)
- * holds one model's n-gram vocabulary in an open-addressing table and its weights
- * feature-major. Kernel.grams(region) reads the text that turnlens.learn.features.region()
- * made, finds its character n-grams, its tokens (as features._TOKEN: one CJK character, a
- * run of other word characters, or a run of punctuation) and their bigrams, keeps each
- * vocabulary entry once, and returns (per-class weight sums, how many entries were present).
- * The rule and shape features, the pooling and the softmax stay in Python (scorer.py), and
+ * Kernel(chars, words, bigrams, weights, n_classes, char_sizes, max_tokens, tail_tokens, cjk,
+ *        [bias, temperature, offsets, dense_weight, head, tail, shape])
+ * holds one model's n-gram vocabulary in open-addressing tables and its weights feature-major.
+ *
+ * Kernel.grams(region) reads the text that turnlens.learn.features.region() made, finds its
+ * character n-grams, its tokens (as features.TOKEN_PATTERN: one CJK character, a run of other
+ * word characters, or a run of punctuation) and their bigrams, keeps each vocabulary entry
+ * once, and returns (per-class weight sums, how many entries were present).
+ *
+ * Kernel.predict(text, region, words, lines, rules, votes) is the whole answer of a
+ * mean-pooled model: the n-grams as above (the region made here for ASCII text, where it is
+ * lower-casing and folding digits), the shape features of features.shape() (length buckets,
+ * the share of code lines, the last character), the rule and vote features whose indices it
+ * is given, the pooling of model.Model.combine() and the calibrated softmax of
+ * Model.prediction(), in the same order of operations, so that the answers are those of the
+ * Python code to the last bit (sums in the order Python's sum() makes them).
  * turnlens.learn.native checks that the feature definitions are the ones this file follows.
  * Without a C compiler this file is simply not built: the pure-Python scorer gives the same
  * answers (tests/learn/test_scorer.py).
  */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF /* a*b+c stays two roundings, as in Python (gcc: setup.py) */
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
-enum { KIND_CHAR = 0, KIND_WORD = 1, KIND_BIGRAM = 2, MAX_SIZES = 8, MAX_CJK = 16, AHEAD = 8 };
+enum { KIND_CHAR = 0, KIND_WORD = 1, KIND_BIGRAM = 2, MAX_SIZES = 8, MAX_CJK = 16, AHEAD = 8, MAX_EDGES = 16 };
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -73,6 +86,26 @@ typedef struct {
     uint64_t *ph;
     Py_ssize_t *hits;
     Py_ssize_t p_cap;
+    /* the decision (predict), set when `bias` is given */
+    int decides;
+    double *bias, *offsets, *logits, *dsums;
+    double temperature, dense_weight;
+    Py_ssize_t head, tail;
+    Py_ssize_t word_edges[MAX_EDGES], word_index[MAX_EDGES + 1];
+    int n_word_edges;
+    Py_ssize_t line_edges[MAX_EDGES], line_index[MAX_EDGES + 1];
+    int n_line_edges;
+    Py_ssize_t code_min_lines, code_rows;
+    double code_cuts[MAX_EDGES];
+    Py_ssize_t code_index[MAX_EDGES + 1];
+    int n_code_cuts;
+    Py_UCS4 ends[MAX_EDGES];
+    Py_ssize_t ends_index[MAX_EDGES];
+    int n_ends;
+    Py_UCS4 word_cjk[MAX_CJK][2];
+    int n_word_cjk;
+    Py_ssize_t *dense; /* the text's dense features present, in order */
+    Py_ssize_t dense_cap;
 } Kernel;
 
 static void pack(const Py_UCS4 *s, Py_ssize_t n, uint64_t *a, uint32_t *b) {
@@ -221,24 +254,141 @@ static void Kernel_dealloc(Kernel *self) {
     PyMem_Free(self->tok);
     PyMem_Free(self->key);
     PyMem_Free(self->sums);
+    PyMem_Free(self->bias);
+    PyMem_Free(self->offsets);
+    PyMem_Free(self->logits);
+    PyMem_Free(self->dsums);
+    PyMem_Free(self->dense);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* -- the decision's parameters (predict) -------------------------------------------------- */
+
+static int read_doubles(PyObject *seq, double *out, Py_ssize_t n, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL) return -1;
+    int ok = PySequence_Fast_GET_SIZE(fast) == n ? 0 : -1;
+    for (Py_ssize_t i = 0; ok == 0 && i < n; i++) {
+        out[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
+        if (out[i] == -1.0 && PyErr_Occurred()) ok = -1;
+        else if (!isfinite(out[i])) ok = -1;
+    }
+    Py_DECREF(fast);
+    if (ok < 0 && !PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: %zd finite numbers", what, n);
+    return ok;
+}
+
+/* a sequence of at most `max` ints; returns how many, or -1 */
+static int read_sizes(PyObject *seq, Py_ssize_t *out, int max, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    int ok = n <= max ? 0 : -1;
+    for (Py_ssize_t i = 0; ok == 0 && i < n; i++) {
+        out[i] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, i));
+        if (out[i] == -1 && PyErr_Occurred()) ok = -1;
+    }
+    Py_DECREF(fast);
+    if (ok < 0) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: at most %d whole numbers", what, max);
+        return -1;
+    }
+    return (int)n;
+}
+
+static PyObject *shape_item(PyObject *shape, const char *key) {
+    PyObject *v = PyDict_GetItemString(shape, key); /* borrowed */
+    if (v == NULL) PyErr_Format(PyExc_ValueError, "shape: %s missing", key);
+    return v;
+}
+
+/* the features' indices: -1 (not in the vocabulary) or a dense feature of the model */
+static int check_indices(const Kernel *self, const Py_ssize_t *index, int n) {
+    for (int i = 0; i < n; i++)
+        if (index[i] < -1 || index[i] >= self->n_index) {
+            PyErr_SetString(PyExc_ValueError, "shape: a feature index out of range");
+            return -1;
+        }
+    return 0;
+}
+
+static int decision_init(Kernel *self, PyObject *bias, double temperature, PyObject *offsets,
+                         double dense_weight, Py_ssize_t head, Py_ssize_t tail, PyObject *shape) {
+    int nc = self->n_classes;
+    if (shape == NULL || offsets == NULL || head < 0 || tail < 0 || !(temperature > 0) ||
+        !isfinite(temperature) || !(dense_weight > 0) || !isfinite(dense_weight)) {
+        PyErr_SetString(PyExc_ValueError, "Kernel: bias needs offsets, shape, head, tail, a temperature and a dense weight");
+        return -1;
+    }
+    self->bias = PyMem_Malloc((size_t)nc * sizeof(double));
+    self->offsets = PyMem_Malloc((size_t)nc * sizeof(double));
+    self->logits = PyMem_Malloc((size_t)nc * sizeof(double));
+    self->dsums = PyMem_Malloc((size_t)nc * sizeof(double));
+    if (!self->bias || !self->offsets || !self->logits || !self->dsums) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (read_doubles(bias, self->bias, nc, "bias") < 0 || read_doubles(offsets, self->offsets, nc, "offsets") < 0)
+        return -1;
+    self->temperature = temperature, self->dense_weight = dense_weight;
+    self->head = head, self->tail = tail;
+    PyObject *v;
+    int n;
+    if (!(v = shape_item(shape, "word_edges")) || (n = read_sizes(v, self->word_edges, MAX_EDGES, "word_edges")) < 0) return -1;
+    self->n_word_edges = n;
+    if (!(v = shape_item(shape, "word_index")) || read_sizes(v, self->word_index, MAX_EDGES + 1, "word_index") != n + 1) goto bad;
+    if (!(v = shape_item(shape, "line_edges")) || (n = read_sizes(v, self->line_edges, MAX_EDGES, "line_edges")) < 0) return -1;
+    self->n_line_edges = n;
+    if (!(v = shape_item(shape, "line_index")) || read_sizes(v, self->line_index, MAX_EDGES + 1, "line_index") != n + 1) goto bad;
+    if (!(v = shape_item(shape, "code_min_lines")) || (self->code_min_lines = PyLong_AsSsize_t(v)) == -1) goto bad;
+    if (!(v = shape_item(shape, "code_rows")) || (self->code_rows = PyLong_AsSsize_t(v)) == -1) goto bad;
+    if (!(v = shape_item(shape, "code_cuts"))) return -1;
+    n = (int)PySequence_Size(v);
+    if (n < 0 || n > MAX_EDGES || read_doubles(v, self->code_cuts, n, "code_cuts") < 0) goto bad;
+    self->n_code_cuts = n;
+    if (!(v = shape_item(shape, "code_index")) || read_sizes(v, self->code_index, MAX_EDGES + 1, "code_index") != n + 1) goto bad;
+    if (!(v = shape_item(shape, "ends"))) return -1;
+    if (!PyUnicode_Check(v) || PyUnicode_GET_LENGTH(v) > MAX_EDGES) goto bad;
+    self->n_ends = (int)PyUnicode_GET_LENGTH(v);
+    for (int i = 0; i < self->n_ends; i++) self->ends[i] = PyUnicode_READ_CHAR(v, i);
+    if (!(v = shape_item(shape, "ends_index")) || read_sizes(v, self->ends_index, MAX_EDGES, "ends_index") != self->n_ends) goto bad;
+    if (!(v = shape_item(shape, "word_cjk")) || !PyTuple_Check(v) || PyTuple_GET_SIZE(v) > MAX_CJK) goto bad;
+    self->n_word_cjk = (int)PyTuple_GET_SIZE(v);
+    for (int i = 0; i < self->n_word_cjk; i++) {
+        unsigned long lo, hi;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(v, i), "kk", &lo, &hi)) return -1;
+        self->word_cjk[i][0] = (Py_UCS4)lo, self->word_cjk[i][1] = (Py_UCS4)hi;
+    }
+    if (self->code_rows < 0 || check_indices(self, self->word_index, self->n_word_edges + 1) < 0 ||
+        check_indices(self, self->line_index, self->n_line_edges + 1) < 0 ||
+        check_indices(self, self->code_index, self->n_code_cuts + 1) < 0 ||
+        check_indices(self, self->ends_index, self->n_ends) < 0)
+        return -1;
+    self->decides = 1;
+    return 0;
+bad:
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Kernel: a shape parameter of the wrong form");
+    return -1;
 }
 
 static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     static char *names[] = {"chars", "words", "bigrams", "weights", "n_classes", "char_sizes",
-                            "max_tokens", "tail_tokens", "cjk", NULL};
-    PyObject *lists[3], *sizes, *cjk;
+                            "max_tokens", "tail_tokens", "cjk", "bias", "temperature", "offsets",
+                            "dense_weight", "head", "tail", "shape", NULL};
+    PyObject *lists[3], *sizes, *cjk, *bias = NULL, *offsets = NULL, *shape = NULL;
     Py_buffer weights;
     int n_classes;
-    Py_ssize_t max_tokens, tail_tokens;
+    Py_ssize_t max_tokens, tail_tokens, head = 0, tail = 0;
+    double temperature = 1.0, dense_weight = 1.0;
     if (self->slots != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Kernel is initialised once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!y*iO!nnO!", names, &PyList_Type, &lists[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!y*iO!nnO!|OdOdnnO!", names, &PyList_Type, &lists[0],
                                      &PyList_Type, &lists[1], &PyList_Type, &lists[2], &weights,
                                      &n_classes, &PyTuple_Type, &sizes, &max_tokens, &tail_tokens,
-                                     &PyTuple_Type, &cjk))
+                                     &PyTuple_Type, &cjk, &bias, &temperature, &offsets, &dense_weight,
+                                     &head, &tail, &PyDict_Type, &shape))
         return -1;
     int ok = -1;
     Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0; /* n_long: keys in the general table */
@@ -331,6 +481,8 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
         }
     }
     self->epoch = 1;
+    if (bias != NULL && bias != Py_None && decision_init(self, bias, temperature, offsets, dense_weight, head, tail, shape) < 0)
+        goto done;
     ok = 0;
 done:
     PyBuffer_Release(&weights);
@@ -347,30 +499,24 @@ static Py_ssize_t punct_end(const Py_UCS4 *t, Py_ssize_t i, Py_ssize_t n) {
     return i;
 }
 
-static PyObject *Kernel_grams(Kernel *self, PyObject *arg) {
-    if (self->slots == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "Kernel not initialised");
-        return NULL;
-    }
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "grams() takes a str");
-        return NULL;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-    if (grow((void **)&self->text, &self->text_cap, n + 1, sizeof(Py_UCS4)) < 0 ||
-        grow((void **)&self->tok, &self->tok_cap, 2 * n + 2, sizeof(Py_ssize_t)) < 0)
-        return NULL;
-    if (n && !PyUnicode_AsUCS4(arg, self->text, n, 0)) return NULL;
-    const Py_UCS4 *t = self->text;
+static void next_epoch(Kernel *self) {
     if (++self->epoch == 0) { /* wrapped: forget every stamp */
         memset(self->stamp, 0, (size_t)(self->n_index + 1) * sizeof(uint32_t));
         self->epoch = 1;
     }
+}
+
+/* The n-grams of the region in self->text[0..n): their weights summed into self->sums, how
+ * many distinct vocabulary entries into *count (a new epoch: each entry counted once). */
+static int sum_grams(Kernel *self, Py_ssize_t n, Py_ssize_t *count_out) {
+    if (grow((void **)&self->tok, &self->tok_cap, 2 * n + 2, sizeof(Py_ssize_t)) < 0) return -1;
+    const Py_UCS4 *t = self->text;
+    next_epoch(self);
     for (int k = 0; k < self->n_classes; k++) self->sums[k] = 0.0;
     Py_ssize_t count = 0;
     /* character n-grams: packed and hashed first, then looked up with the slots a few
      * n-grams ahead already on their way from memory; then their weights, likewise */
-    if (grow_grams(self, (n + 1) * self->n_sizes) < 0) return NULL;
+    if (grow_grams(self, (n + 1) * self->n_sizes) < 0) return -1;
     Py_ssize_t m = 0;
     for (int s = 0; s < self->n_sizes; s++) {
         Py_ssize_t size = self->sizes[s];
@@ -405,7 +551,7 @@ static PyObject *Kernel_grams(Kernel *self, PyObject *arg) {
         }
         add(self, self->hits[j], &count);
     }
-    /* tokens, as _TOKEN.findall */
+    /* tokens, as TOKEN_PATTERN's findall */
     Py_ssize_t ntok = 0, *tok = self->tok;
     for (Py_ssize_t i = 0; i < n;) {
         Py_UCS4 c = t[i];
@@ -434,7 +580,7 @@ static PyObject *Kernel_grams(Kernel *self, PyObject *arg) {
         add(self, lookup(self, KIND_WORD, t + tok[2 * j], tok[2 * j + 1]), &count);
         if (tok[2 * j + 1] > longest) longest = tok[2 * j + 1];
     }
-    if (grow((void **)&self->key, &self->key_cap, 2 * longest + 1, sizeof(Py_UCS4)) < 0) return NULL;
+    if (grow((void **)&self->key, &self->key_cap, 2 * longest + 1, sizeof(Py_UCS4)) < 0) return -1;
     for (Py_ssize_t j = 0; j + 1 < ntok; j++) {
         Py_ssize_t a = tok[2 * j + 1], b = tok[2 * j + 3];
         memcpy(self->key, t + tok[2 * j], (size_t)a * sizeof(Py_UCS4));
@@ -442,6 +588,216 @@ static PyObject *Kernel_grams(Kernel *self, PyObject *arg) {
         memcpy(self->key + a + 1, t + tok[2 * j + 2], (size_t)b * sizeof(Py_UCS4));
         add(self, lookup(self, KIND_BIGRAM, self->key, a + 1 + b), &count);
     }
+    *count_out = count;
+    return 0;
+}
+
+/* A str into self->text as UCS4; returns its length, or -1 */
+static Py_ssize_t load_text(Kernel *self, PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (grow((void **)&self->text, &self->text_cap, n + 1, sizeof(Py_UCS4)) < 0) return -1;
+    if (n && !PyUnicode_AsUCS4(s, self->text, n, 0)) return -1;
+    return n;
+}
+
+/* features.region() of an ASCII text, into self->text: its head and tail (joined by a line
+ * break) when it is longer than both, lower-cased, digits 1-9 folded to 0, NUL made a space */
+static Py_ssize_t ascii_region(Kernel *self, PyObject *text) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    const Py_UCS1 *src = PyUnicode_1BYTE_DATA(text);
+    int cut = len > self->head + self->tail;
+    Py_ssize_t n = cut ? self->head + 1 + self->tail : len;
+    if (grow((void **)&self->text, &self->text_cap, n + 1, sizeof(Py_UCS4)) < 0) return -1;
+    Py_UCS4 *t = self->text;
+    if (cut) {
+        for (Py_ssize_t i = 0; i < self->head; i++) t[i] = src[i];
+        t[self->head] = '\n';
+        for (Py_ssize_t i = 0; i < self->tail; i++) t[self->head + 1 + i] = src[len - self->tail + i];
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) t[i] = src[i];
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = t[i];
+        if (c >= 'A' && c <= 'Z') t[i] = c + 32;
+        else if (c >= '1' && c <= '9') t[i] = '0';
+        else if (c == 0) t[i] = ' ';
+    }
+    return n;
+}
+
+/* The region of `text`: made here for ASCII text, else the str `region` (features.region) */
+static Py_ssize_t load_region(Kernel *self, PyObject *text, PyObject *region) {
+    if (region == Py_None) {
+        if (!PyUnicode_IS_ASCII(text)) {
+            PyErr_SetString(PyExc_ValueError, "the region of a text that is not ASCII is made in Python");
+            return -1;
+        }
+        return ascii_region(self, text);
+    }
+    if (!PyUnicode_Check(region)) {
+        PyErr_SetString(PyExc_TypeError, "region: a str or None");
+        return -1;
+    }
+    return load_text(self, region);
+}
+
+static int in_ranges(Py_UCS4 c, const Py_UCS4 (*ranges)[2], int n) {
+    for (int i = 0; i < n; i++)
+        if (c >= ranges[i][0] && c <= ranges[i][1]) return 1;
+    return 0;
+}
+
+static Py_ssize_t bucket(Py_ssize_t value, const Py_ssize_t *edges, int n) {
+    for (int i = 0; i < n; i++)
+        if (value <= edges[i]) return i;
+    return n;
+}
+
+/* features._CODE_LINE.match on the line t[s..e), which is not blank (it has a character
+ * that is not white space at `p`, the first, and at `q`, the last):
+ *   (?:\t| {4,}+).*\S      a tab or four spaces first (then the line's non-blank character)
+ *   .*[;{}]\s*$            the last character that is not white space is ; { or }
+ *   \s*+[#/]{1,2} ?\w      one or two of # / after the blanks, a space or not, a word character
+ *   \s*+[<>$]{1,3}         one to three of < > $ after the blanks, then a space */
+#define AT(i) PyUnicode_READ(kind, data, (i))
+static int code_line(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, Py_ssize_t p, Py_ssize_t q) {
+    if (AT(s) == '\t') return 1;
+    if (e - s >= 4 && AT(s) == ' ' && AT(s + 1) == ' ' && AT(s + 2) == ' ' && AT(s + 3) == ' ') return 1;
+    Py_UCS4 last = AT(q);
+    if (last == ';' || last == '{' || last == '}') return 1;
+    Py_UCS4 c = AT(p);
+    if (c == '#' || c == '/') {
+        /* two of them, then a space and a word character or a word character; else one */
+        if (p + 1 < e && (AT(p + 1) == '#' || AT(p + 1) == '/')) {
+            if (p + 3 < e && AT(p + 2) == ' ' && is_word(AT(p + 3))) return 1;
+            if (p + 2 < e && is_word(AT(p + 2))) return 1;
+        }
+        if (p + 2 < e && AT(p + 1) == ' ' && is_word(AT(p + 2))) return 1;
+        if (p + 1 < e && is_word(AT(p + 1))) return 1;
+        return 0;
+    }
+    Py_ssize_t r = p;
+    while (r < e && r - p < 4 && (AT(r) == '<' || AT(r) == '>' || AT(r) == '$')) r++;
+    return r > p && r - p <= 3 && r < e && AT(r) == ' ';
+}
+
+/* Add a dense feature's index (skipping -1 and one already there) to self->dense */
+static void add_dense(Kernel *self, Py_ssize_t index, Py_ssize_t *nd) {
+    if (index < 0 || index >= self->n_index || self->stamp[index] == self->epoch) return;
+    self->stamp[index] = self->epoch;
+    self->dense[(*nd)++] = index;
+}
+
+static int add_indices(Kernel *self, PyObject *seq, Py_ssize_t *nd, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (grow((void **)&self->dense, &self->dense_cap, *nd + n + 8, sizeof(Py_ssize_t)) < 0) {
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t v = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        add_dense(self, v, nd);
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* features.dense_features(): the rules' indices, then the shape (features.shape), then the
+ * votes' indices, each feature once, into self->dense (in the epoch of the n-grams: dense
+ * indices are never n-gram indices). The region is in self->text[0..n). */
+static int dense_of(Kernel *self, PyObject *text, Py_ssize_t n, Py_ssize_t words, Py_ssize_t lines,
+                    PyObject *rules, PyObject *votes, Py_ssize_t *nd) {
+    *nd = 0;
+    if (add_indices(self, rules, nd, "rules: a sequence of indices") < 0) return -1;
+    if (grow((void **)&self->dense, &self->dense_cap, *nd + 8, sizeof(Py_ssize_t)) < 0) return -1;
+    /* words: CJK and Hangul characters of the region count one word for two */
+    Py_ssize_t cjk = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (self->text[i] >= 0x80 && in_ranges(self->text[i], (const Py_UCS4 (*)[2])self->word_cjk, self->n_word_cjk)) cjk++;
+    add_dense(self, self->word_index[bucket(words + cjk / 2, self->word_edges, self->n_word_edges)], nd);
+    add_dense(self, self->line_index[bucket(lines, self->line_edges, self->n_line_edges)], nd);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    if (lines >= self->code_min_lines) {
+        Py_ssize_t filled = 0, code = 0, s = 0;
+        for (Py_ssize_t row = 0; row < self->code_rows; row++) {
+            Py_ssize_t e = s, p = -1, q = -1;
+            for (; e < len; e++) {
+                Py_UCS4 c = AT(e);
+                if (c == '\n') break;
+                if (!is_space(c)) {
+                    if (p < 0) p = e;
+                    q = e;
+                }
+            }
+            if (p >= 0) {
+                filled++;
+                code += code_line(kind, data, s, e, p, q);
+            }
+            if (e >= len) break;
+            s = e + 1;
+        }
+        if (filled) {
+            double share = (double)code / (double)filled;
+            int b = 0;
+            while (b < self->n_code_cuts && !(share >= self->code_cuts[b])) b++;
+            add_dense(self, self->code_index[b], nd);
+        }
+    }
+    Py_ssize_t e = len;
+    while (e > 0 && is_space(AT(e - 1))) e--;
+    if (e > 0) {
+        Py_UCS4 last = AT(e - 1);
+        for (int i = 0; i < self->n_ends; i++)
+            if (last == self->ends[i]) add_dense(self, self->ends_index[i], nd);
+    }
+    return add_indices(self, votes, nd, "votes: a sequence of indices");
+}
+#undef AT
+
+/* Python's sum() of floats, from 0: in order, and from 3.12 with Neumaier's compensation */
+typedef struct {
+    double sum, c;
+} PySum;
+
+static inline void pysum_add(PySum *s, double x) {
+#if PY_VERSION_HEX >= 0x030C0000
+    double t = s->sum + x;
+    if (fabs(s->sum) >= fabs(x))
+        s->c += (s->sum - t) + x;
+    else
+        s->c += (x - t) + s->sum;
+    s->sum = t;
+#else
+    s->sum += x;
+#endif
+}
+
+static inline double pysum_value(const PySum *s) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (s->c != 0.0 && isfinite(s->c)) return s->sum + s->c;
+#endif
+    return s->sum;
+}
+
+static PyObject *Kernel_grams(Kernel *self, PyObject *arg) {
+    if (self->slots == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Kernel not initialised");
+        return NULL;
+    }
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "grams() takes a str");
+        return NULL;
+    }
+    Py_ssize_t n = load_text(self, arg), count;
+    if (n < 0 || sum_grams(self, n, &count) < 0) return NULL;
     PyObject *sums = PyTuple_New(self->n_classes);
     if (sums == NULL) return NULL;
     for (int k = 0; k < self->n_classes; k++) {
@@ -455,9 +811,112 @@ static PyObject *Kernel_grams(Kernel *self, PyObject *arg) {
     return Py_BuildValue("(Nn)", sums, count);
 }
 
+static int ready(const Kernel *self) {
+    if (self->slots == NULL || !self->decides) {
+        PyErr_SetString(PyExc_RuntimeError, "Kernel made without the decision's parameters (bias, shape)");
+        return 0;
+    }
+    return 1;
+}
+
+/* predict / dense: (text, region or None, words, lines, rules, votes) */
+static int prepare(Kernel *self, PyObject *args, PyObject **text, Py_ssize_t *n, Py_ssize_t *nd, int grams,
+                   Py_ssize_t *count) {
+    PyObject *region, *rules, *votes;
+    Py_ssize_t words, lines;
+    if (!ready(self) || !PyArg_ParseTuple(args, "UOnnOO", text, &region, &words, &lines, &rules, &votes)) return -1;
+    if ((*n = load_region(self, *text, region)) < 0) return -1;
+    if (grams) {
+        if (sum_grams(self, *n, count) < 0) return -1;
+    } else {
+        next_epoch(self);
+    }
+    return dense_of(self, *text, *n, words, lines, rules, votes, nd);
+}
+
+static PyObject *Kernel_dense(Kernel *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t n, nd;
+    if (prepare(self, args, &text, &n, &nd, 0, NULL) < 0) return NULL;
+    PyObject *out = PyList_New(nd);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        PyObject *v = PyLong_FromSsize_t(self->dense[i]);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+static PyObject *Kernel_region(Kernel *self, PyObject *arg) {
+    if (!ready(self)) return NULL;
+    if (!PyUnicode_Check(arg) || !PyUnicode_IS_ASCII(arg)) {
+        PyErr_SetString(PyExc_TypeError, "region() takes an ASCII str");
+        return NULL;
+    }
+    Py_ssize_t n = ascii_region(self, arg);
+    if (n < 0) return NULL;
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self->text, n);
+}
+
+/* Model.combine (mean pooling) and Model.prediction: (index of the class, probabilities) */
+static PyObject *Kernel_predict(Kernel *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t n, nd, count;
+    if (prepare(self, args, &text, &n, &nd, 1, &count) < 0) return NULL;
+    int nc = self->n_classes;
+    for (int k = 0; k < nc; k++) {
+        PySum s = {0.0, 0.0};
+        for (Py_ssize_t i = 0; i < nd; i++) pysum_add(&s, (double)self->weights[self->dense[i] * nc + k]);
+        self->dsums[k] = pysum_value(&s);
+    }
+    double m = (double)count + self->dense_weight * (double)nd;
+    double gram_scale = 0.0, dense_scale = 0.0;
+    if (m != 0.0) gram_scale = 1.0 / m, dense_scale = self->dense_weight / m;
+    double *logits = self->logits;
+    for (int k = 0; k < nc; k++) {
+        double g = gram_scale * self->sums[k];
+        double d = dense_scale * self->dsums[k];
+        logits[k] = self->bias[k] + g + d;
+    }
+    double top = logits[0];
+    for (int k = 1; k < nc; k++)
+        if (logits[k] > top) top = logits[k];
+    for (int k = 0; k < nc; k++) logits[k] = (logits[k] - top) / self->temperature + self->offsets[k];
+    int best = 0;
+    for (int k = 1; k < nc; k++)
+        if (logits[k] > logits[best]) best = k; /* ties: the class listed first */
+    top = logits[best];
+    PySum total = {0.0, 0.0};
+    for (int k = 0; k < nc; k++) {
+        self->dsums[k] = exp(logits[k] - top);
+        pysum_add(&total, self->dsums[k]);
+    }
+    double sum = pysum_value(&total);
+    PyObject *probs = PyTuple_New(nc);
+    if (probs == NULL) return NULL;
+    for (int k = 0; k < nc; k++) {
+        PyObject *v = PyFloat_FromDouble(self->dsums[k] / sum);
+        if (v == NULL) {
+            Py_DECREF(probs);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(probs, k, v);
+    }
+    return Py_BuildValue("(iN)", best, probs);
+}
+
 static PyMethodDef Kernel_methods[] = {
     {"grams", (PyCFunction)Kernel_grams, METH_O,
      "grams(region) -> (per-class weight sums, number of vocabulary n-grams present)"},
+    {"predict", (PyCFunction)Kernel_predict, METH_VARARGS,
+     "predict(text, region or None, words, lines, rules, votes) -> (class index, probabilities)"},
+    {"dense", (PyCFunction)Kernel_dense, METH_VARARGS,
+     "dense(text, region or None, words, lines, rules, votes) -> the dense features' indices"},
+    {"region", (PyCFunction)Kernel_region, METH_O, "region(ascii text) -> features.region(text)"},
     {NULL, NULL, 0, NULL},
 };
 

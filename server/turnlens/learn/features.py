@@ -17,13 +17,16 @@ it is) so scoring stays well under a millisecond for any size.
 
 Changing a feature. This module is the one definition; `turnlens.learn.scorer` lists
 the implementations that score it. The compiled kernel (`_scorer.c`) computes the
-n-grams of `region(text)` from the parameters below (`HEAD`/`TAIL` via `region`,
-`CHAR_SIZES`, `MAX_TOKENS`, `TAIL_TOKENS`, `CJK_RANGES`) and tokenizes as `TOKEN_PATTERN` does;
-the dense features are always made here (`dense_features`). So: a change to a parameter
-or to the dense features needs nothing else; a change to the *shape* of `TOKEN_PATTERN` or of
-the n-grams makes `turnlens.learn.native.compatible()` say no (the pure-Python scorer
-then answers, with the same results, until `_scorer.c` follows); after any change run
-`pytest tests/learn/test_scorer.py`, which compares every implementation on the corpus.
+n-grams of `region(text)` from the parameters below (`HEAD`/`TAIL`, `CHAR_SIZES`, `MAX_TOKENS`,
+`TAIL_TOKENS`, `CJK_RANGES`) and tokenizes as `TOKEN_PATTERN` does; it also makes the shape
+features (`shape`, from `WORD_EDGES` … `WORD_CJK_RANGES` and the line test `CODE_LINE_PATTERN`)
+and, from the indices of the rule and vote features (made here), pools and calibrates. So: a
+change to a parameter needs nothing else; a change to the *form* of `TOKEN_PATTERN`, of
+`CODE_LINE_PATTERN`, of the n-grams or of `shape` makes `turnlens.learn.native` turn the
+kernel off (`compatible()`, and a check of the kernel's shape features against `shape` on
+sample texts when a scorer is made): the pure-Python scorer then answers, with the same
+results, until `_scorer.c` follows. After any change run `pytest tests/learn/test_scorer.py`,
+which compares every implementation on the corpus.
 """
 
 from __future__ import annotations
@@ -68,7 +71,20 @@ def _token() -> re.Pattern[str]:
 
 
 # used with `match` on one line; every branch is anchored so a search does not retry per char
-_CODE_LINE = compile_re(r"^(?:(?:\t| {4,}+).*\S|.*[;{}]\s*$|\s*+[#/]{1,2} ?\w|\s*+[<>$]{1,3} )")
+CODE_LINE_PATTERN = r"^(?:(?:\t| {4,}+).*\S|.*[;{}]\s*$|\s*+[#/]{1,2} ?\w|\s*+[<>$]{1,3} )"
+_CODE_LINE = compile_re(CODE_LINE_PATTERN)
+
+# The text's shape (`shape`): buckets of its length in words and lines (a bucket is named by
+# the first edge the count is at most, else `>`); the share of code lines among the first
+# CODE_ROWS lines that are not blank, for a text of at least CODE_MIN_LINES lines (the first
+# share it reaches names it, else CODE_LOW); and the last character that is not white space.
+WORD_EDGES = (1, 3, 8, 15, 40, 100, 300)
+LINE_EDGES = (1, 3, 10, 30)
+CODE_MIN_LINES = 3
+CODE_ROWS = 200
+CODE_SHARES = ((0.5, "≥50%"), (0.2, "≥20%"))
+CODE_LOW = "<20%"
+ENDS = ("?", "!")
 
 
 class Features(NamedTuple):
@@ -104,7 +120,11 @@ def _bucket(value: int, edges: Iterable[int]) -> str:
     return ">"
 
 
-_CJK_CHAR = compile_re(f"[{_CJK}\uac00-\ud7af]")  # compiled ahead: ~2 ms with `re`
+# the characters a text's length in words counts by two (`text_words`): CJK and Hangul
+WORD_CJK_RANGES = (*CJK_RANGES, (0xAC00, 0xD7AF))
+_CJK_CHAR = compile_re(  # compiled ahead: ~2 ms with `re`
+    "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in WORD_CJK_RANGES) + "]"
+)
 
 
 def text_words(words: int, region_text: str) -> int:
@@ -119,23 +139,29 @@ def text_words(words: int, region_text: str) -> int:
 def shape(text: str, words: int, lines: int) -> list[str]:
     """Coarse facts about the layout of the whole text (language-independent); `words` counts
     CJK text too (`text_words`)."""
-    out = [
-        f"s:words{_bucket(words, (1, 3, 8, 15, 40, 100, 300))}",
-        f"s:lines{_bucket(lines, (1, 3, 10, 30))}",
-    ]
-    if lines >= 3:
-        rows = text.split("\n", 200)[:200]
+    out = [f"s:words{_bucket(words, WORD_EDGES)}", f"s:lines{_bucket(lines, LINE_EDGES)}"]
+    if lines >= CODE_MIN_LINES:
+        rows = text.split("\n", CODE_ROWS)[:CODE_ROWS]
         filled = list(filter(str.strip, rows))
         if filled:
             code = len(list(filter(_CODE_LINE.match, filled)))
             share = code / len(filled)
-            out.append("s:code-lines" + ("≥50%" if share >= 0.5 else "≥20%" if share >= 0.2 else "<20%"))
+            out.append("s:code-lines" + next((name for cut, name in CODE_SHARES if share >= cut), CODE_LOW))
     end = text.rstrip()[-1:]
-    if end == "?":
-        out.append("s:ends?")
-    elif end == "!":
-        out.append("s:ends!")
+    if end and end in ENDS:
+        out.append(f"s:ends{end}")
     return out
+
+
+def shape_keys() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Every name `shape` can give, by group and in bucket order: words, lines, code lines
+    (CODE_SHARES, then CODE_LOW), ends (what the compiled scorer is given)."""
+    return (
+        tuple(f"s:words{_bucket(e, WORD_EDGES)}" for e in (*WORD_EDGES, WORD_EDGES[-1] + 1)),
+        tuple(f"s:lines{_bucket(e, LINE_EDGES)}" for e in (*LINE_EDGES, LINE_EDGES[-1] + 1)),
+        tuple("s:code-lines" + name for name in (*(n for _, n in CODE_SHARES), CODE_LOW)),
+        tuple(f"s:ends{c}" for c in ENDS),
+    )
 
 
 def rule_votes(scores: Mapping[str, int]) -> list[str]:
