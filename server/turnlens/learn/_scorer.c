@@ -45,6 +45,14 @@ typedef struct {
     int32_t index; /* -1: an empty slot */
 } Short;
 
+/* Character n-grams of up to four code points from 1 to 255 (most of them: ASCII and Latin-1)
+ * have a table of 8-byte slots, the code points packed one a byte (the length is the count of
+ * bytes that are not 0): a quarter of the memory of `Short`, so that it stays in a core's cache */
+typedef struct {
+    uint32_t key;
+    int32_t index; /* -1: an empty slot */
+} Small;
+
 /* 8 bytes a slot, so that the table of a 30,000-key vocabulary stays in a core's cache:
  * the key itself is read (from the pool) only when the hash's tag matches */
 typedef struct {
@@ -58,6 +66,9 @@ typedef struct {
     size_t mask;
     Short *shorts;
     size_t smask;
+    Small *smalls;
+    size_t qmask;
+    int qshift;
     Py_UCS4 *pool;
     Py_ssize_t pool_len;
     uint32_t *key_start, *key_len; /* by index: where its key is in the pool */
@@ -85,6 +96,7 @@ typedef struct {
     uint32_t *pb;
     uint64_t *ph;
     Py_ssize_t *hits;
+    uint32_t *qk, *qh; /* per Small n-gram: key, slot */
     Py_ssize_t p_cap;
     /* the decision (predict), set when `bias` is given */
     int decides;
@@ -127,6 +139,31 @@ static void short_insert(Short *table, size_t mask, uint64_t a, uint32_t b, Py_s
         if (table[i].index < 0 || (table[i].a == a && table[i].b == b)) {
             /* a repeated key: the later index wins, as in a dict */
             table[i].a = a, table[i].b = b, table[i].index = (int32_t)index;
+            return;
+        }
+    }
+}
+
+/* the Small key of s[0..n), or 0 when it has none (a code point of 0 or above 255, or n > 4) */
+static uint32_t small_key(const Py_UCS4 *s, Py_ssize_t n) {
+    if (n < 1 || n > 4) return 0;
+    uint32_t key = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] - 1u > 254u) return 0;
+        key |= (uint32_t)s[i] << (8 * i);
+    }
+    return key;
+}
+
+static uint32_t small_slot(const Kernel *self, uint32_t key) {
+    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> self->qshift) & (uint32_t)self->qmask;
+}
+
+static void small_insert(Kernel *self, uint32_t key, Py_ssize_t index) {
+    for (size_t i = small_slot(self, key);; i = (i + 1) & self->qmask) {
+        if (self->smalls[i].index < 0 || self->smalls[i].key == key) {
+            /* a repeated key: the later index wins, as in a dict */
+            self->smalls[i].key = key, self->smalls[i].index = (int32_t)index;
             return;
         }
     }
@@ -218,7 +255,7 @@ static int grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item) {
     return 0;
 }
 
-/* the four per-n-gram scratch arrays, grown together */
+/* the per-n-gram scratch arrays, grown together */
 static int grow_grams(Kernel *self, Py_ssize_t need) {
     if (need <= self->p_cap) return 0;
     size_t n = (size_t)(need < 128 ? 256 : need * 2);
@@ -230,7 +267,11 @@ static int grow_grams(Kernel *self, Py_ssize_t need) {
     if (ph != NULL) self->ph = ph;
     void *hits = PyMem_Realloc(self->hits, n * sizeof(Py_ssize_t));
     if (hits != NULL) self->hits = hits;
-    if (!pa || !pb || !ph || !hits) {
+    void *qk = PyMem_Realloc(self->qk, n * sizeof(uint32_t));
+    if (qk != NULL) self->qk = qk;
+    void *qh = PyMem_Realloc(self->qh, n * sizeof(uint32_t));
+    if (qh != NULL) self->qh = qh;
+    if (!pa || !pb || !ph || !hits || !qk || !qh) {
         PyErr_NoMemory();
         return -1;
     }
@@ -241,6 +282,9 @@ static int grow_grams(Kernel *self, Py_ssize_t need) {
 static void Kernel_dealloc(Kernel *self) {
     PyMem_Free(self->slots);
     PyMem_Free(self->shorts);
+    PyMem_Free(self->smalls);
+    PyMem_Free(self->qk);
+    PyMem_Free(self->qh);
     PyMem_Free(self->pa);
     PyMem_Free(self->pb);
     PyMem_Free(self->ph);
@@ -391,7 +435,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
                                      &head, &tail, &PyDict_Type, &shape))
         return -1;
     int ok = -1;
-    Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0; /* n_long: keys in the general table */
+    Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0, n_small = 0; /* n_long: keys in the general table */
     for (int k = 0; k < 3; k++) {
         n_keys += PyList_GET_SIZE(lists[k]);
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
@@ -400,8 +444,14 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
                 PyErr_SetString(PyExc_TypeError, "vocabulary keys must be str");
                 goto done;
             }
-            pool_len += PyUnicode_GET_LENGTH(s);
-            n_long += k != KIND_CHAR || PyUnicode_GET_LENGTH(s) > 4;
+            Py_ssize_t len = PyUnicode_GET_LENGTH(s);
+            pool_len += len;
+            n_long += k != KIND_CHAR || len > 4;
+            if (k == KIND_CHAR && len >= 1 && len <= 4) {
+                Py_UCS4 cs[4];
+                if (!PyUnicode_AsUCS4(s, cs, 4, 0)) goto done;
+                n_small += small_key(cs, len) != 0;
+            }
         }
     }
     if (n_classes < 1 || weights.itemsize != 1 || weights.len % ((Py_ssize_t)sizeof(float) * n_classes)) {
@@ -443,19 +493,25 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     while (scap < (size_t)PyList_GET_SIZE(lists[0]) * 2 + 16) scap <<= 1;
     self->smask = scap - 1;
     self->shorts = PyMem_Malloc(scap * sizeof(Short));
+    size_t qcap = 16;
+    int qbits = 4;
+    while (qcap < (size_t)n_small * 2 + 16) qcap <<= 1, qbits++;
+    self->qmask = qcap - 1, self->qshift = 64 - qbits;
+    self->smalls = PyMem_Malloc(qcap * sizeof(Small));
     self->pool = PyMem_Malloc((size_t)(pool_len + 1) * sizeof(Py_UCS4));
     self->key_start = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
     self->key_len = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
     self->weights = PyMem_Malloc((size_t)(size * n_classes + 1) * sizeof(float));
     self->stamp = PyMem_Calloc((size_t)size + 1, sizeof(uint32_t));
     self->sums = PyMem_Malloc((size_t)n_classes * sizeof(double));
-    if (!self->slots || !self->shorts || !self->pool || !self->key_start || !self->key_len || !self->weights ||
+    if (!self->slots || !self->shorts || !self->smalls || !self->pool || !self->key_start || !self->key_len || !self->weights ||
         !self->stamp || !self->sums) {
         PyErr_NoMemory();
         goto done;
     }
     for (size_t i = 0; i < cap; i++) self->slots[i].index = -1;
     for (size_t i = 0; i < scap; i++) self->shorts[i].index = -1;
+    for (size_t i = 0; i < qcap; i++) self->smalls[i].index = -1;
     const float *w = (const float *)weights.buf; /* native order: array("f").tobytes() */
     for (Py_ssize_t k = 0; k < n_classes; k++)
         for (Py_ssize_t i = 0; i < size; i++) self->weights[i * n_classes + k] = w[k * size + i];
@@ -471,7 +527,10 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
         self->kind_end[k] = index;
     }
     for (Py_ssize_t i = 0; i < n_keys; i++) {
-        if (i < self->kind_end[0] && self->key_len[i] <= 4) {
+        uint32_t q = i < self->kind_end[0] ? small_key(self->pool + self->key_start[i], self->key_len[i]) : 0;
+        if (q) {
+            small_insert(self, q, i);
+        } else if (i < self->kind_end[0] && self->key_len[i] <= 4) {
             uint64_t a;
             uint32_t b;
             pack(self->pool + self->key_start[i], self->key_len[i], &a, &b);
@@ -517,7 +576,7 @@ static int sum_grams(Kernel *self, Py_ssize_t n, Py_ssize_t *count_out) {
     /* character n-grams: packed and hashed first, then looked up with the slots a few
      * n-grams ahead already on their way from memory; then their weights, likewise */
     if (grow_grams(self, (n + 1) * self->n_sizes) < 0) return -1;
-    Py_ssize_t m = 0;
+    Py_ssize_t m = 0, mq = 0;
     for (int s = 0; s < self->n_sizes; s++) {
         Py_ssize_t size = self->sizes[s];
         for (Py_ssize_t i = 0; i + size <= n; i++) {
@@ -525,13 +584,29 @@ static int sum_grams(Kernel *self, Py_ssize_t n, Py_ssize_t *count_out) {
                 add(self, lookup(self, KIND_CHAR, t + i, size), &count);
                 continue;
             }
+            uint32_t q = small_key(t + i, size);
+            if (q) {
+                self->qk[mq] = q, self->qh[mq] = small_slot(self, q);
+                mq++;
+                continue;
+            }
             pack(t + i, size, &self->pa[m], &self->pb[m]);
             self->ph[m] = short_hash(self->pa[m], self->pb[m]);
             m++;
         }
     }
-    const Short *shorts = self->shorts;
+    const Small *smalls = self->smalls;
     Py_ssize_t nhits = 0;
+    for (Py_ssize_t j = 0; j < mq; j++) {
+        if (j + AHEAD < mq) PREFETCH(&smalls[self->qh[j + AHEAD]]);
+        uint32_t q = self->qk[j];
+        size_t i = self->qh[j];
+        /* at a load under a half the first slot is this key or empty: no branch to mispredict */
+        while (smalls[i].index >= 0 && smalls[i].key != q) i = (i + 1) & self->qmask;
+        self->hits[nhits] = smalls[i].index;
+        nhits += smalls[i].index >= 0;
+    }
+    const Short *shorts = self->shorts;
     for (Py_ssize_t j = 0; j < m; j++) {
         if (j + AHEAD < m) PREFETCH(&shorts[self->ph[j + AHEAD] & self->smask]);
         uint64_t a = self->pa[j];

@@ -18,6 +18,7 @@ docstring there for how to change one in every implementation.
 
 from __future__ import annotations
 
+import logging
 import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -147,6 +148,11 @@ def scorer_for(model: Model) -> Scorer:
     if found is None:
         from turnlens.learn import native
 
-        found = native.NativeScorer(model) if native.serves(model) else PythonScorer(model)
+        found = PythonScorer(model)
+        if native.serves(model):
+            try:
+                found = native.NativeScorer(model)
+            except native.KernelMismatch as exc:
+                logging.getLogger(__name__).warning("%s: the pure-Python scorer answers", exc)
         model._scorer = found
     return found
