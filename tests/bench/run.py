@@ -1302,6 +1302,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="with --only: replace only the rows of these benchmarks in docs/benchmarks.md",
     )
+    parser.add_argument(
+        "--plot",
+        action="store_true",
+        help="write the plots of the benchmarks that ran (the size sweep, throughput against size) "
+        "next to docs/benchmarks.md without writing the page (as with --only)",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the raw figures as JSON")
     parser.add_argument(
         "--profile",
@@ -1386,6 +1392,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif (args.write or not (args.quick or args.only)) and not args.no_write:
         write_doc(report(results, info, meta))
         print(f"wrote {DOC.relative_to(REPO)}")
+    elif args.plot:
+        for line in sweep_block():
+            if line.startswith("!["):
+                print(f"wrote the plot of {line}")
     return 0
 
 

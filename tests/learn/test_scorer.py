@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from turnlens.classifier import classify, classify_many
 from turnlens.core.engine import Score, normalize_newlines, score
 from turnlens.core.rules import RulePack, builtin_pack
+from turnlens.learn import features as F
 from turnlens.learn import native
 from turnlens.learn.dataset import parse_corpus
-from turnlens.learn.features import Features, region
+from turnlens.learn.features import Features, dense_features, region
 from turnlens.learn.model import Model, Prediction, packaged_model
 from turnlens.learn.scorer import Explanation, PythonScorer, Scorer, features, scorer_for
 from turnlens.learn.train import featurize_rows
@@ -213,8 +214,20 @@ def implementations(model: Model) -> list[Scorer]:
     return out
 
 
+def kernel_sums_then_python(scorer: native.NativeScorer, text: str, rules: Score) -> Prediction:
+    """The compiled scorer as it was before the kernel answered whole predictions: the kernel's
+    n-gram sums, then the dense features, pooling and softmax in Python. The kernel's own
+    `predict` makes the same operations in the same order, so it must agree to the last bit."""
+    model = scorer.model
+    text = normalize_newlines(text)
+    sums, present = scorer._kernel.grams(region(text))
+    dense = dense_features(text, [s.rule for s in rules.signals], rules.words, rules.lines, rules.scores)
+    return model.prediction(model.combine(sums, present, present, model.dense_indices(dense)))
+
+
 def assert_same(model: Model, texts: Sequence[str], pack: RulePack) -> int:
-    """Every implementation answers `texts` as today's scorer does; returns how many compared."""
+    """Every implementation answers `texts` as today's scorer does; returns how many compared.
+    The compiled one also answers exactly as its n-gram sums with Python's pooling do."""
     scorers = implementations(model)
     rules = [score(t, pack) for t in texts]
     answers = [s.predict_many(texts, rules) for s in scorers]
@@ -227,6 +240,8 @@ def assert_same(model: Model, texts: Sequence[str], pack: RulePack) -> int:
             for c in model.classes:
                 assert got[i].probabilities[c] == pytest.approx(probs[c], abs=1e-12), where
             assert s.predict(text, r) == got[i], where
+            if isinstance(s, native.NativeScorer):
+                assert got[i] == kernel_sums_then_python(s, text, r), where
     return len(texts)
 
 
@@ -301,6 +316,51 @@ def test_the_kernel_finds_the_vocabulary_n_grams_python_finds(text: str) -> None
     assert_same(model, [text], builtin_pack("default"))
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from([*ALPHABET, "\n", "\n", "// ", "## ", "$ ", ">>> ", "<<<< ", "x;", "{", "?", "! "]),
+        max_size=600,
+    ).map("".join),
+    st.integers(0, 400),
+    st.integers(0, 40),
+)
+def test_the_kernel_makes_the_shape_features_python_makes(text: str, words: int, lines: int) -> None:
+    """Shape (length buckets, CJK words, code lines, the last character), rules and votes:
+    the kernel's dense features are `dense_features`' in the same order, and its region of an
+    ASCII text is `region`'s."""
+    model = packaged_model("classes")
+    if not native.serves(model):
+        pytest.skip("the compiled scorer is not built here")
+    s = native.NativeScorer(model)
+    text = normalize_newlines(text)
+    fired = [k[2:] for k in model._dense_vocab if k.startswith("r:")][: words % 5]
+    scores = dict(zip(model.classes, (words % 7, lines % 4, 0, 5, 1, 3), strict=False))
+    want = model.dense_indices(dense_features(text, fired, words, lines, scores))
+    rules = [s._rule_index.get(r, -1) for r in fired]
+    given_region = None if text.isascii() else region(text)
+    got = s._kernel.dense(text, given_region, words, lines, rules, s._vote_indices(scores))
+    assert got == want
+    if text.isascii():
+        assert s._kernel.region(text) == region(text)
+
+
+def test_a_kernel_whose_shape_features_differ_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A change to `features.shape` that `_scorer.c` does not follow turns the kernel off
+    (the samples `native` checks when a scorer is made show it) rather than change answers."""
+    if native.kernel_type() is None:
+        pytest.skip("the compiled scorer is not built here")
+    shipped = packaged_model("classes")
+    fresh = Model.from_bytes(shipped.to_bytes())
+    original = F.shape
+    monkeypatch.setattr(F, "shape", lambda text, words, lines: original(text, words, lines)[1:])
+    with caplog.at_level("WARNING", logger="turnlens.learn.scorer"):
+        assert scorer_for(fresh).implementation == "python"
+    assert "shape features differ" in caplog.text
+
+
 def test_a_feature_the_kernel_does_not_implement_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
     from turnlens.learn import features as F
 
@@ -327,6 +387,40 @@ def test_the_kernel_rejects_what_is_not_a_model() -> None:
     assert k.grams("abc x x") == ((0.0, 0.0), 3)  # the repeated key: the later index, once
     with pytest.raises(TypeError):
         k.grams(b"abc")
+    with pytest.raises(RuntimeError):  # made without the decision's parameters
+        k.predict("abc", None, 1, 1, [], [])
+    shape = {
+        "word_edges": (1, 3),
+        "word_index": (-1, -1, -1),
+        "line_edges": (1,),
+        "line_index": (-1, -1),
+        "code_min_lines": 3,
+        "code_rows": 200,
+        "code_cuts": (0.5,),
+        "code_index": (-1, -1),
+        "ends": "?",
+        "ends_index": (-1,),
+        "word_cjk": ((0x4E00, 0x9FFF),),
+    }
+    decision = {"temperature": 1.0, "offsets": (0.0, 0.0), "dense_weight": 5.0, "head": 10, "tail": 5}
+    words = {"chars": ["abc"], "words": ["x"], "bigrams": [], "weights": bytes(4 * 2 * 3), "n_classes": 2}
+    for bad in (
+        {"bias": (0.0,)},  # one per class
+        {"bias": (0.0, float("nan"))},
+        {"bias": (0.0, 0.0), "shape": {**shape, "word_index": (-1, -1)}},  # one per bucket
+        {"bias": (0.0, 0.0), "shape": {**shape, "ends_index": (7,)}},  # not a feature
+        {"bias": (0.0, 0.0), "shape": {k: v for k, v in shape.items() if k != "code_rows"}},
+        {"bias": (0.0, 0.0), "shape": shape, "temperature": 0.0},
+    ):
+        with pytest.raises(ValueError):
+            kernel(**{**common, **words, "shape": shape, **decision, **bad})
+    k = kernel(**{**common, **words, "shape": shape, **decision, "bias": (0.5, -0.5)})
+    best, probs = k.predict("abc x", None, 2, 1, [-1, 99], [])
+    assert best == 0 and probs[0] > probs[1] and math.isclose(sum(probs), 1.0)
+    with pytest.raises(ValueError):  # the region of a text that is not ASCII is made in Python
+        k.predict("abç", None, 1, 1, [], [])
+    with pytest.raises(TypeError):
+        k.predict("abc", b"abc", 1, 1, [], [])
 
 
 @pytest.mark.slow
