@@ -423,6 +423,29 @@ def test_the_kernel_rejects_what_is_not_a_model() -> None:
         k.predict("abc", b"abc", 1, 1, [], [])
 
 
+def test_the_wheel_builds_check_runs_here() -> None:
+    """cibuildwheel's `test-command` (pyproject.toml) is the check every built wheel passes: run
+    it where the kernel is built, so that the command itself stays true."""
+    import shlex
+    import tomllib
+
+    if native.kernel_type() is None:
+        pytest.skip("the compiled scorer is not built here")
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["cibuildwheel"]
+    argv = shlex.split(config["test-command"])
+    assert argv[0] == "python"
+    env = {k: v for k, v in os.environ.items() if k != "TURNLENS_PURE_PYTHON"}
+    subprocess.run([sys.executable, *argv[1:]], env=env, check=True, timeout=120, capture_output=True)
+    # and it would fail on a wheel without the kernel
+    failed = subprocess.run(
+        [sys.executable, *argv[1:]],
+        env={**env, "TURNLENS_PURE_PYTHON": "1"},
+        timeout=120,
+        capture_output=True,
+    )
+    assert failed.returncode != 0
+
+
 @pytest.mark.slow
 def test_an_install_without_a_c_compiler_gives_the_same_answers(tmp_path: Path) -> None:
     """`pip install .` where no C compiler works (CC=/bin/false): the wheel is built without
