@@ -337,7 +337,8 @@ def test_the_kernel_makes_the_shape_features_python_makes(text: str, words: int,
     fired = [k[2:] for k in model._dense_vocab if k.startswith("r:")][: words % 5]
     scores = dict(zip(model.classes, (words % 7, lines % 4, 0, 5, 1, 3), strict=False))
     want = model.dense_indices(dense_features(text, fired, words, lines, scores))
-    rules = [s._rule_index.get(r, -1) for r in fired]
+    # the rules as their features' indices, or as signals (tuples whose first field is the rule id)
+    rules = [s._rule_index.get(r, -1) for r in fired] if words % 2 else [(r, "x", 1) for r in fired]
     given_region = None if text.isascii() else region(text)
     got = s._kernel.dense(text, given_region, words, lines, rules, s._vote_indices(scores))
     assert got == want

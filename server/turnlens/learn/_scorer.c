@@ -118,6 +118,9 @@ typedef struct {
     int n_word_cjk;
     Py_ssize_t *dense; /* the text's dense features present, in order */
     Py_ssize_t dense_cap;
+    PyObject *rule_index; /* rule id -> its feature's index (dict), or NULL */
+    PyObject *classes;    /* tuple of the class names, or NULL */
+    PyObject *prediction; /* the type predict() answers with (model.Prediction), or NULL */
 } Kernel;
 
 static void pack(const Py_UCS4 *s, Py_ssize_t n, uint64_t *a, uint32_t *b) {
@@ -183,8 +186,11 @@ static int kind_of(const Kernel *self, Py_ssize_t index) {
 }
 
 static int same(const Kernel *self, Py_ssize_t index, int kind, const Py_UCS4 *s, Py_ssize_t n) {
-    return kind_of(self, index) == kind && (Py_ssize_t)self->key_len[index] == n &&
-           memcmp(self->pool + self->key_start[index], s, (size_t)n * sizeof(Py_UCS4)) == 0;
+    if (kind_of(self, index) != kind || (Py_ssize_t)self->key_len[index] != n) return 0;
+    const Py_UCS4 *key = self->pool + self->key_start[index];
+    for (Py_ssize_t i = 0; i < n; i++) /* keys are short: a loop, not a call to memcmp */
+        if (key[i] != s[i]) return 0;
+    return 1;
 }
 
 static Py_ssize_t lookup(const Kernel *self, int kind, const Py_UCS4 *s, Py_ssize_t n) {
@@ -303,6 +309,9 @@ static void Kernel_dealloc(Kernel *self) {
     PyMem_Free(self->logits);
     PyMem_Free(self->dsums);
     PyMem_Free(self->dense);
+    Py_XDECREF(self->rule_index);
+    Py_XDECREF(self->classes);
+    Py_XDECREF(self->prediction);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -418,8 +427,10 @@ bad:
 static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     static char *names[] = {"chars", "words", "bigrams", "weights", "n_classes", "char_sizes",
                             "max_tokens", "tail_tokens", "cjk", "bias", "temperature", "offsets",
-                            "dense_weight", "head", "tail", "shape", NULL};
+                            "dense_weight", "head", "tail", "shape", "rule_index", "classes",
+                            "prediction", NULL};
     PyObject *lists[3], *sizes, *cjk, *bias = NULL, *offsets = NULL, *shape = NULL;
+    PyObject *rule_index = NULL, *classes = NULL, *prediction = NULL;
     Py_buffer weights;
     int n_classes;
     Py_ssize_t max_tokens, tail_tokens, head = 0, tail = 0;
@@ -428,12 +439,26 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_RuntimeError, "Kernel is initialised once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!y*iO!nnO!|OdOdnnO!", names, &PyList_Type, &lists[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!y*iO!nnO!|OdOdnnO!O!O!O!", names, &PyList_Type, &lists[0],
                                      &PyList_Type, &lists[1], &PyList_Type, &lists[2], &weights,
                                      &n_classes, &PyTuple_Type, &sizes, &max_tokens, &tail_tokens,
                                      &PyTuple_Type, &cjk, &bias, &temperature, &offsets, &dense_weight,
-                                     &head, &tail, &PyDict_Type, &shape))
+                                     &head, &tail, &PyDict_Type, &shape, &PyDict_Type, &rule_index,
+                                     &PyTuple_Type, &classes, &PyType_Type, &prediction))
         return -1;
+    if (classes != NULL && PyTuple_GET_SIZE(classes) != n_classes) {
+        PyErr_SetString(PyExc_ValueError, "classes: one name per class");
+        PyBuffer_Release(&weights);
+        return -1;
+    }
+    if (prediction != NULL && !PyType_IsSubtype((PyTypeObject *)prediction, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "prediction: a tuple type (label, confidence, probabilities)");
+        PyBuffer_Release(&weights);
+        return -1;
+    }
+    Py_XINCREF(rule_index), self->rule_index = rule_index;
+    Py_XINCREF(classes), self->classes = classes;
+    Py_XINCREF(prediction), self->prediction = prediction;
     int ok = -1;
     Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0, n_small = 0; /* n_long: keys in the general table */
     for (int k = 0; k < 3; k++) {
@@ -772,7 +797,21 @@ static int add_indices(Kernel *self, PyObject *seq, Py_ssize_t *nd, const char *
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t v = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, i));
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        if (PyTuple_Check(item) && self->rule_index != NULL) {
+            /* a Signal: its rule's feature, where the model has one */
+            if (PyTuple_GET_SIZE(item) < 1) continue;
+            PyObject *found = PyDict_GetItemWithError(self->rule_index, PyTuple_GET_ITEM(item, 0));
+            if (found == NULL) {
+                if (PyErr_Occurred()) {
+                    Py_DECREF(fast);
+                    return -1;
+                }
+                continue;
+            }
+            item = found;
+        }
+        Py_ssize_t v = PyLong_AsSsize_t(item);
         if (v == -1 && PyErr_Occurred()) {
             Py_DECREF(fast);
             return -1;
@@ -789,7 +828,7 @@ static int add_indices(Kernel *self, PyObject *seq, Py_ssize_t *nd, const char *
 static int dense_of(Kernel *self, PyObject *text, Py_ssize_t n, Py_ssize_t words, Py_ssize_t lines,
                     PyObject *rules, PyObject *votes, Py_ssize_t *nd) {
     *nd = 0;
-    if (add_indices(self, rules, nd, "rules: a sequence of indices") < 0) return -1;
+    if (add_indices(self, rules, nd, "rules: a sequence of indices or signals") < 0) return -1;
     if (grow((void **)&self->dense, &self->dense_cap, *nd + 8, sizeof(Py_ssize_t)) < 0) return -1;
     /* words: CJK and Hangul characters of the region count one word for two */
     Py_ssize_t cjk = 0;
@@ -981,14 +1020,28 @@ static PyObject *Kernel_predict(Kernel *self, PyObject *args) {
         }
         PyTuple_SET_ITEM(probs, k, v);
     }
-    return Py_BuildValue("(iN)", best, probs);
+    if (self->prediction == NULL || self->classes == NULL) return Py_BuildValue("(iN)", best, probs);
+    /* Prediction(label, confidence, {class: probability}) */
+    PyObject *table = PyDict_New(), *fields = NULL, *one = NULL, *out = NULL;
+    if (table == NULL) goto end;
+    for (int k = 0; k < nc; k++)
+        if (PyDict_SetItem(table, PyTuple_GET_ITEM(self->classes, k), PyTuple_GET_ITEM(probs, k)) < 0) goto end;
+    fields = PyTuple_Pack(3, PyTuple_GET_ITEM(self->classes, best), PyTuple_GET_ITEM(probs, best), table);
+    if (fields == NULL || (one = PyTuple_Pack(1, fields)) == NULL) goto end;
+    out = PyTuple_Type.tp_new((PyTypeObject *)self->prediction, one, NULL); /* tuple.__new__(cls, fields) */
+end:
+    Py_XDECREF(one);
+    Py_XDECREF(fields);
+    Py_XDECREF(table);
+    Py_DECREF(probs);
+    return out;
 }
 
 static PyMethodDef Kernel_methods[] = {
     {"grams", (PyCFunction)Kernel_grams, METH_O,
      "grams(region) -> (per-class weight sums, number of vocabulary n-grams present)"},
     {"predict", (PyCFunction)Kernel_predict, METH_VARARGS,
-     "predict(text, region or None, words, lines, rules, votes) -> (class index, probabilities)"},
+     "predict(text, region or None, words, lines, rules, votes) -> Prediction, or (class index, probabilities)"},
     {"dense", (PyCFunction)Kernel_dense, METH_VARARGS,
      "dense(text, region or None, words, lines, rules, votes) -> the dense features' indices"},
     {"region", (PyCFunction)Kernel_region, METH_O, "region(ascii text) -> features.region(text)"},

@@ -95,6 +95,7 @@ class NativeScorer(ModelRef):
         keys = model._keys
         dense = model._dense_vocab
         words, lines, code, ends = F.shape_keys()
+        self._rule_index = {key[2:]: i for key, i in dense.items() if key.startswith("r:")}
 
         def indices(names: Sequence[str]) -> tuple[int, ...]:
             return tuple(dense.get(name, -1) for name in names)
@@ -128,10 +129,11 @@ class NativeScorer(ModelRef):
                 "ends_index": indices(ends),
                 "word_cjk": tuple(F.WORD_CJK_RANGES),
             },
+            # a fired rule's feature index by rule id (a signal's first field)
+            rule_index=self._rule_index,
+            classes=tuple(model.classes),
+            prediction=Prediction,
         )
-        self._classes = model.classes
-        # a fired rule's feature index by rule id (-1: the model has no such feature)
-        self._rule_index = {key[2:]: i for key, i in dense.items() if key.startswith("r:")}
         # the vote features' indices by score vector (a transcript repeats a few hundred)
         self._votes: dict[tuple[tuple[str, int], ...], tuple[int, ...]] = {}
         self._check()
@@ -161,17 +163,15 @@ class NativeScorer(ModelRef):
     def predict(self, text: str, rules: Score) -> Prediction:
         if "\r" in text:
             text = normalize_newlines(text)
-        rule = self._rule_index.get
-        best, probs = self._kernel.predict(
+        prediction: Prediction = self._kernel.predict(
             text,
             None if text.isascii() else F.region(text),
             rules.words,
             rules.lines,
-            [rule(s.rule, -1) for s in rules.signals],
+            rules.signals,
             self._vote_indices(rules.scores),
         )
-        classes = self._classes
-        return Prediction(classes[best], probs[best], dict(zip(classes, probs, strict=True)))
+        return prediction
 
     def predict_many(self, texts: Sequence[str], rules: Sequence[Score]) -> list[Prediction]:
         if len(texts) != len(rules):
