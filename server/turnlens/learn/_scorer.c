@@ -89,8 +89,6 @@ typedef struct {
     Py_ssize_t text_cap;
     Py_ssize_t *tok; /* start, length pairs */
     Py_ssize_t tok_cap;
-    Py_UCS4 *key;
-    Py_ssize_t key_cap;
     double *sums;
     uint64_t *pa; /* per character n-gram of the text: packed key, hash; then the hits */
     uint32_t *pb;
@@ -172,13 +170,35 @@ static void small_insert(Kernel *self, uint32_t key, Py_ssize_t index) {
     }
 }
 
-static uint64_t hash_of(int kind, const Py_UCS4 *s, Py_ssize_t n) {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(kind + 1);
+/* FNV-1a of a key's code points; a key's hash is this, mixed with its kind (hash_of). A bigram
+ * "a b" hashes its two tokens' FNV (pair_hash), so that the bigrams of a text cost no second
+ * pass over their characters: the kernel hashes each token once. */
+static uint64_t fnv(const Py_UCS4 *s, Py_ssize_t n) {
+    uint64_t h = 1469598103934665603ULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         h ^= (uint64_t)s[i];
         h *= 1099511628211ULL;
     }
-    return h ^ (h >> 29);
+    return h;
+}
+
+static uint64_t finish(uint64_t h, int kind) {
+    h ^= (uint64_t)(kind + 1) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 32);
+}
+
+static uint64_t pair_hash(uint64_t a, uint64_t b) {
+    return finish(a * 0xC2B2AE3D27D4EB4FULL + b, KIND_BIGRAM);
+}
+
+static uint64_t hash_of(int kind, const Py_UCS4 *s, Py_ssize_t n) {
+    if (kind == KIND_BIGRAM) { /* split at the first space: a text's bigram is "token token" */
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (s[i] == ' ') return pair_hash(fnv(s, i), fnv(s + i + 1, n - i - 1));
+    }
+    return finish(fnv(s, n), kind);
 }
 
 static int kind_of(const Kernel *self, Py_ssize_t index) {
@@ -193,13 +213,39 @@ static int same(const Kernel *self, Py_ssize_t index, int kind, const Py_UCS4 *s
     return 1;
 }
 
-static Py_ssize_t lookup(const Kernel *self, int kind, const Py_UCS4 *s, Py_ssize_t n) {
-    uint64_t h = hash_of(kind, s, n);
+/* whether the bigram of `index` is a, a space, b */
+static int same_pair(const Kernel *self, Py_ssize_t index, const Py_UCS4 *a, Py_ssize_t na, const Py_UCS4 *b,
+                     Py_ssize_t nb) {
+    if (kind_of(self, index) != KIND_BIGRAM || (Py_ssize_t)self->key_len[index] != na + 1 + nb) return 0;
+    const Py_UCS4 *key = self->pool + self->key_start[index];
+    for (Py_ssize_t i = 0; i < na; i++)
+        if (key[i] != a[i]) return 0;
+    if (key[na] != ' ') return 0;
+    for (Py_ssize_t i = 0; i < nb; i++)
+        if (key[na + 1 + i] != b[i]) return 0;
+    return 1;
+}
+
+static Py_ssize_t lookup_hashed(const Kernel *self, uint64_t h, int kind, const Py_UCS4 *s, Py_ssize_t n) {
     uint32_t tag = (uint32_t)(h >> 32);
     for (size_t i = (size_t)h & self->mask;; i = (i + 1) & self->mask) {
         const Slot *slot = &self->slots[i];
         if (slot->index < 0) return -1;
         if (slot->tag == tag && same(self, slot->index, kind, s, n)) return slot->index;
+    }
+}
+
+static Py_ssize_t lookup(const Kernel *self, int kind, const Py_UCS4 *s, Py_ssize_t n) {
+    return lookup_hashed(self, hash_of(kind, s, n), kind, s, n);
+}
+
+static Py_ssize_t lookup_pair(const Kernel *self, uint64_t h, const Py_UCS4 *a, Py_ssize_t na, const Py_UCS4 *b,
+                              Py_ssize_t nb) {
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (size_t i = (size_t)h & self->mask;; i = (i + 1) & self->mask) {
+        const Slot *slot = &self->slots[i];
+        if (slot->index < 0) return -1;
+        if (slot->tag == tag && same_pair(self, slot->index, a, na, b, nb)) return slot->index;
     }
 }
 
@@ -302,7 +348,6 @@ static void Kernel_dealloc(Kernel *self) {
     PyMem_Free(self->stamp);
     PyMem_Free(self->text);
     PyMem_Free(self->tok);
-    PyMem_Free(self->key);
     PyMem_Free(self->sums);
     PyMem_Free(self->bias);
     PyMem_Free(self->offsets);
@@ -600,7 +645,8 @@ static int sum_grams(Kernel *self, Py_ssize_t n, Py_ssize_t *count_out) {
     Py_ssize_t count = 0;
     /* character n-grams: packed and hashed first, then looked up with the slots a few
      * n-grams ahead already on their way from memory; then their weights, likewise */
-    if (grow_grams(self, (n + 1) * self->n_sizes) < 0) return -1;
+    /* (ph also holds the tokens' hashes: at least one per character) */
+    if (grow_grams(self, (n + 1) * (self->n_sizes > 0 ? self->n_sizes : 1)) < 0) return -1;
     Py_ssize_t m = 0, mq = 0;
     for (int s = 0; s < self->n_sizes; s++) {
         Py_ssize_t size = self->sizes[s];
@@ -675,18 +721,17 @@ static int sum_grams(Kernel *self, Py_ssize_t n, Py_ssize_t *count_out) {
                 (size_t)(2 * self->tail_tokens) * sizeof(Py_ssize_t));
         ntok = head + self->tail_tokens;
     }
-    Py_ssize_t longest = 0;
+    /* each token hashed once (into ph, free after the character n-grams): words, then bigrams */
+    uint64_t *th = self->ph;
     for (Py_ssize_t j = 0; j < ntok; j++) {
-        add(self, lookup(self, KIND_WORD, t + tok[2 * j], tok[2 * j + 1]), &count);
-        if (tok[2 * j + 1] > longest) longest = tok[2 * j + 1];
+        const Py_UCS4 *w = t + tok[2 * j];
+        th[j] = fnv(w, tok[2 * j + 1]);
+        add(self, lookup_hashed(self, finish(th[j], KIND_WORD), KIND_WORD, w, tok[2 * j + 1]), &count);
     }
-    if (grow((void **)&self->key, &self->key_cap, 2 * longest + 1, sizeof(Py_UCS4)) < 0) return -1;
     for (Py_ssize_t j = 0; j + 1 < ntok; j++) {
-        Py_ssize_t a = tok[2 * j + 1], b = tok[2 * j + 3];
-        memcpy(self->key, t + tok[2 * j], (size_t)a * sizeof(Py_UCS4));
-        self->key[a] = ' ';
-        memcpy(self->key + a + 1, t + tok[2 * j + 2], (size_t)b * sizeof(Py_UCS4));
-        add(self, lookup(self, KIND_BIGRAM, self->key, a + 1 + b), &count);
+        Py_ssize_t h = lookup_pair(self, pair_hash(th[j], th[j + 1]), t + tok[2 * j], tok[2 * j + 1],
+                                   t + tok[2 * j + 2], tok[2 * j + 3]);
+        add(self, h, &count);
     }
     *count_out = count;
     return 0;
