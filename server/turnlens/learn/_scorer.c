@@ -505,7 +505,8 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     Py_XINCREF(classes), self->classes = classes;
     Py_XINCREF(prediction), self->prediction = prediction;
     int ok = -1;
-    Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0, n_small = 0; /* n_long: keys in the general table */
+    /* how many keys each table holds: n_long the general one, n_small and n_short the packed ones */
+    Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0, n_small = 0, n_short = 0;
     for (int k = 0; k < 3; k++) {
         n_keys += PyList_GET_SIZE(lists[k]);
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
@@ -517,10 +518,13 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
             Py_ssize_t len = PyUnicode_GET_LENGTH(s);
             pool_len += len;
             n_long += k != KIND_CHAR || len > 4;
-            if (k == KIND_CHAR && len >= 1 && len <= 4) {
+            if (k == KIND_CHAR && len <= 4) {
                 Py_UCS4 cs[4];
                 if (!PyUnicode_AsUCS4(s, cs, 4, 0)) goto done;
-                n_small += small_key(cs, len) != 0;
+                if (small_key(cs, len) != 0)
+                    n_small++;
+                else
+                    n_short++;
             }
         }
     }
@@ -560,7 +564,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     self->mask = cap - 1;
     self->slots = PyMem_Malloc(cap * sizeof(Slot));
     size_t scap = 16;
-    while (scap < (size_t)PyList_GET_SIZE(lists[0]) * 2 + 16) scap <<= 1;
+    while (scap < (size_t)n_short * 2 + 16) scap <<= 1;
     self->smask = scap - 1;
     self->shorts = PyMem_Malloc(scap * sizeof(Short));
     size_t qcap = 16;
