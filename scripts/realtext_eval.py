@@ -223,9 +223,12 @@ def measure_turns(items: Sequence[Item], classes_model: Any = None) -> list[dict
     return out
 
 
-def measure_prompts(items: Sequence[Item], labels_model: Any = None) -> list[dict[str, Any]]:
-    """Router labels: the embedded labeler's model, then the label rules alone; with the
-    phase-level accuracy and the share of non-chat prompts the router gives no route."""
+def measure_prompts(
+    items: Sequence[Item], labels_model: Any = None, encoder: Any = None
+) -> list[dict[str, Any]]:
+    """Router labels: the embedded labeler's model (or, with `encoder`, the encoder engine),
+    then the label rules alone; with the phase-level accuracy and the share of non-chat
+    prompts the router gives no route."""
     from dataclasses import replace
 
     from turnlens.router.labeler import label_text
@@ -234,10 +237,13 @@ def measure_prompts(items: Sequence[Item], labels_model: Any = None) -> list[dic
 
     out = []
     settings = DEFAULT if labels_model is None else replace(DEFAULT, label_model=labels_model)
-    for name, use_model in (("model (labeler)", True), ("rules (label pack)", False)):
+    if encoder is not None:
+        settings = replace(DEFAULT, label_model=encoder)
+    first = "encoder engine (labeler)" if encoder is not None else "model (labeler)"
+    for name, use_model in ((first, True), ("rules (label pack)", False)):
         outcomes = []
         for it in items:
-            got = label_text(it.text, explain=False, model=labels_model, use_model=use_model)
+            got = label_text(it.text, explain=False, model=labels_model, use_model=use_model, scorer=encoder)
             outcomes.append(Outcome(it.label, got.label or "(none)", got.confidence, it.lang))
         result = _result(name, items, outcomes, ROUTER_LABELS)
         same = sum(DEFAULT.phase_for(o.label) == DEFAULT.phase_for(o.got) for o in outcomes)
@@ -279,13 +285,17 @@ def fit(
     out = {}
     for task, items in by_task.items():
         model = models.get(task) or packaged_model(task)
+        enc = models.get("encoder") if task == "labels" else None
+        if enc is not None:
+            model = enc.model
         pack = feature_pack(model.pack)
         rows, gold = [], []
         for it in items:
             if it.label not in model.classes:
                 continue
             text = strip_directive(it.text) if task == "labels" else it.text
-            rows.append(model.logits(featurize(text, pack)[0]))
+            feats, result = featurize(text, pack)
+            rows.append(enc.logits(text, result) if enc is not None else model.logits(feats))
             gold.append(model.classes.index(it.label))
         if offsets:
             out[task] = (model, *fit_calibration(rows, gold, penalty=penalty))
@@ -319,16 +329,18 @@ def crossfit(
     out: dict[str, dict[str, Any]] = {}
     for task, items in by_task.items():
         model = models.get(task) or packaged_model(task)
+        enc = models.get("encoder") if task == "labels" else None
+        if enc is not None:
+            model = enc.model
         pack = feature_pack(model.pack)
-        data = [
-            (
-                model.logits(featurize(strip_directive(it.text) if task == "labels" else it.text, pack)[0]),
-                model.classes.index(it.label),
-                it.lang,
-            )
-            for it in items
-            if it.label in model.classes
-        ]
+        data = []
+        for it in items:
+            if it.label not in model.classes:
+                continue
+            text = strip_directive(it.text) if task == "labels" else it.text
+            feats, result = featurize(text, pack)
+            logits = enc.logits(text, result) if enc is not None else model.logits(feats)
+            data.append((logits, model.classes.index(it.label), it.lang))
         answers: dict[str, list[Outcome]] = {"raw": [], "temperature": [], "temperature+offsets": []}
         for f in range(folds):
             train = [d for i, d in enumerate(data) if i % folds != f]
@@ -361,7 +373,7 @@ def crossfit(
 
 def measure(name: str, items: Sequence[Item], models: dict[str, Any]) -> list[dict[str, Any]]:
     if "prompts" in name:
-        return measure_prompts(items, models.get("labels"))
+        return measure_prompts(items, models.get("labels"), models.get("encoder"))
     return measure_turns(items, models.get("classes"))
 
 
@@ -401,6 +413,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("sets", nargs="*", help=f"set names (default: {', '.join(SETS)} where refs exist)")
     parser.add_argument("--refs", type=Path, default=REFS, help="the folder of NAME.refs.jsonl files")
     parser.add_argument("--model", action="append", default=[], help="a model made by `turnlens train`")
+    parser.add_argument(
+        "--encoder",
+        type=Path,
+        help="measure prompts with the encoder engine whose two files are in this folder",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--misses", action="store_true", help="list the rows each engine got wrong")
     parser.add_argument("--make-refs", action="store_true", help="write refs from the cache (local use)")
@@ -429,6 +446,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in args.model:
             model = load_model_file(Path(path))
             models[model.task] = model
+    if args.encoder is not None:
+        from turnlens.learn.encoder import available, load
+
+        if not available():
+            sys.stderr.write("--encoder: pip install 'turnlens[encoder]' first\n")
+            return 2
+        models["encoder"] = load(args.encoder)
     every: dict[str, Any] = {}
     text_out = []
     if args.crossfit:
@@ -452,7 +476,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 model.temperature = temperature
                 model.offsets = offsets
-                (args.write / PACKAGED[task]).write_bytes(model.to_bytes())
+                filename = PACKAGED[task]
+                if task == "labels" and "encoder" in models:
+                    from turnlens.learn.encoder import PACKAGED_NGRAMS as filename
+                (args.write / filename).write_bytes(model.to_bytes())
         return 0
     for name in names:
         if not (args.refs / f"{name}.refs.jsonl").is_file():

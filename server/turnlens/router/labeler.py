@@ -20,6 +20,7 @@ from turnlens.learn.infer import label_pack
 if TYPE_CHECKING:
     from turnlens.learn.model import Contribution, Model
     from turnlens.learn.phrases import Phrase
+    from turnlens.learn.scorer import Scorer
 
 __all__ = ["Labeling", "label_pack", "label_text", "strip_directive"]
 
@@ -70,9 +71,11 @@ def label_text(
     explain: bool = True,
     model: Model | None = None,
     use_model: bool = True,
+    scorer: Scorer | None = None,
 ) -> Labeling:
-    """Label a prompt (or its sample) with the model (`model`, else the packaged one);
-    with `use_model=False`, with the rules alone (ties go to the label listed first)."""
+    """Label a prompt (or its sample) with the model (`model`, else the packaged one) or with
+    `scorer` (the optional encoder engine: `turnlens.learn.encoder`); with `use_model=False`,
+    with the rules alone (ties go to the label listed first)."""
     pack = pack or label_pack()
     body = strip_directive(text)
     result = score(body, pack, explain=explain)
@@ -81,7 +84,8 @@ def label_text(
     from turnlens.learn.model import packaged_model
     from turnlens.learn.scorer import scorer_for
 
-    scorer = scorer_for(model or packaged_model("labels"))
+    if scorer is None:
+        scorer = scorer_for(model or packaged_model("labels"))
     pushes: tuple[Contribution, ...] = ()
     found: tuple[Phrase, ...] = ()
     if explain:

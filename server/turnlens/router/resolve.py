@@ -290,12 +290,17 @@ def route_from_label(
 
 
 def label_offline(text: str, settings: RouterSettings, *, explain: bool = True) -> Labeling:
-    """The embedded labeler on the sample the classifier would see."""
+    """The embedded labeler on the sample the classifier would see. `label_model` may be a
+    model or a ready scorer (the optional encoder engine)."""
     model: Any = settings.label_model
+    scorer: Any = None
+    if model is not None and hasattr(model, "predict_explained"):
+        scorer, model = model, None
     return label_text(
         sample(text, settings.sample_max, settings.sample_head, settings.sample_tail),
         explain=explain,
         model=model,
+        scorer=scorer,
     )
 
 

