@@ -146,3 +146,27 @@ def test_the_engine_is_cleanly_absent_without_its_package() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_router_labeler_encoder_uses_the_engine_and_falls_back_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    from turnlens.router.settings import parse_router_settings
+
+    settings, warnings = parse_router_settings({"labeler": "encoder"})
+    assert settings.labeler == "encoder" and not warnings
+    _, warnings = parse_router_settings({"labeler": "bert"})
+    assert len(warnings) == 1 and "labeler" in warnings[0]
+    text = "rename utils.py to helpers.py and fix the imports"
+    # a projection that pushes every prompt hard toward `design`
+    cols = [array("f", [0.0] * enc.DIM) for _ in ROUTER_LABELS]
+    cols[ROUTER_LABELS.index("design")] = array("f", [50.0] * enc.DIM)
+    model = Model.from_bytes((MODELS / enc.PACKAGED_NGRAMS).read_bytes())
+    pushy = enc.EncoderScorer(model, enc.Projection(ROUTER_LABELS, cols, {}), StandIn())
+    monkeypatch.setattr(enc, "packaged_scorer", lambda: pushy)
+    assert resolve_offline(text, settings).label == "design"
+    assert resolve_offline(text, replace(settings, labeler="model")).label == "bookkeeping"
+    monkeypatch.setattr(enc, "packaged_scorer", lambda: None)  # not installed
+    assert resolve_offline(text, settings).label == "bookkeeping"

@@ -170,7 +170,7 @@ def test_schema_covers_every_setting_with_its_default() -> None:
     assert set(schema) == {
         "enable", "backend", "endpoint", "model", "apiKeyEnv", "timeoutMs", "failureLimit",
         "cooldownMinutes", "fallback", "minLength", "phases", "labels", "keywords",
-        "sampleMax", "sampleHead", "sampleTail", "roles", "minConfidence",
+        "sampleMax", "sampleHead", "sampleTail", "roles", "minConfidence", "labeler",
     }  # fmt: skip
     for key, prop in schema.items():
         assert "type" in prop and "default" in prop and prop["markdownDescription"], key

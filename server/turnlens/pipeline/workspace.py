@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -280,7 +280,8 @@ class Workspace:
         and, when the user chose that format (not auto-detection), a problem saying why.
         """
         paused = self.router_for(settings.router).paused
-        router_settings = settings.router
+        # the routes shown while typing never run the encoder engine (docs/labels.md)
+        router_settings = replace(settings.router, labeler="model")
 
         def route_fn(unit_text: str) -> Route:
             return resolve_offline(unit_text, router_settings, paused=paused, explain=False)
@@ -337,5 +338,5 @@ class Workspace:
         route = result.route
         if route.source != "role" and route is not model_route:  # a model's answer has no rules
             paused = self.router_for(router).paused
-            route = resolve_offline(unit.route_text, router, paused=paused)
+            route = resolve_offline(unit.route_text, replace(router, labeler="model"), paused=paused)
         return UnitResult(unit, classification, route)

@@ -296,6 +296,10 @@ def label_offline(text: str, settings: RouterSettings, *, explain: bool = True) 
     scorer: Any = None
     if model is not None and hasattr(model, "predict_explained"):
         scorer, model = model, None
+    elif model is None and settings.labeler == "encoder":
+        from turnlens.learn.encoder import packaged_scorer
+
+        scorer = packaged_scorer()  # None without its package: the n-gram model answers
     return label_text(
         sample(text, settings.sample_max, settings.sample_head, settings.sample_tail),
         explain=explain,

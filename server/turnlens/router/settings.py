@@ -22,6 +22,8 @@ V = TypeVar("V")
 BACKENDS: Final = ("rules", "openai", "anthropic")
 MODEL_BACKENDS: Final = ("openai", "anthropic")
 FALLBACKS: Final = ("rules", "none")
+# the embedded labeler's engine: the n-gram model (default) or the optional encoder engine
+LABELERS: Final = ("model", "encoder")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 _NO_PHASE = "none"
 _MAX_KEYWORD = 100
@@ -178,6 +180,7 @@ class RouterSettings:
     sample_tail: int = _V.limits["sample_tail"]
     roles: tuple[str, ...] = ("user",)
     min_confidence: float = _V.limits["min_confidence_pct"] / 100
+    labeler: str = "model"
     # A user's labeler model (`turnlens train --task labels`), loaded by the CLI or the server;
     # None: the packaged one. Not an editor key: the server fills it from `turnlens.models`.
     label_model: object | None = field(default=None, compare=False)
@@ -231,6 +234,7 @@ _KEYS: Final = {
     "sampleTail": "sample_tail",
     "roles": "roles",
     "minConfidence": "min_confidence",
+    "labeler": "labeler",
 }
 assert set(_KEYS.values()) == {f.name for f in fields(RouterSettings)} - {"label_model"}
 
@@ -357,6 +361,9 @@ class _Parser:
             self.warn(key, f"must be a number of minutes from {lo:g} to {hi:g}, got {_show(value)}")
         else:
             self.values["cooldown_minutes"] = float(value)
+
+    def _labeler(self, key: str, value: Any) -> None:
+        self._choice(key, value, LABELERS)
 
     def _min_confidence(self, key: str, value: Any) -> None:
         ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
@@ -584,6 +591,19 @@ def router_settings_schema() -> dict[str, Any]:
             "markdownDescription": "The embedded labeler always answers one of the five labels with a "
             "probability; an answer less sure than this gives no route (source `classifier`, reason "
             "says so). 0 routes every prompt it labels.",
+        },
+        "labeler": {
+            "type": "string",
+            "enum": list(LABELERS),
+            "enumDescriptions": [
+                "The n-gram model: well under 1 ms a prompt.",
+                "The optional encoder engine (`pip install 'turnlens[encoder]'`): a multilingual "
+                "sentence encoder beside the n-grams; a few ms per prompt, ~165 MB once loaded.",
+            ],
+            "default": d.labeler,
+            "markdownDescription": "Which engine the embedded labeler uses for routes a command, a hook "
+            "or batch asks for. `encoder` needs `turnlens[encoder]` (else the n-gram model answers) "
+            "and never runs on the routes shown while typing.",
         },
         "sampleMax": {
             "type": "integer",
