@@ -114,13 +114,15 @@ def test_training_is_deterministic_and_uses_the_vectors() -> None:
 def test_the_shipped_engine_matches_the_shipped_corpus() -> None:
     from turnlens.learn.dataset import parse_corpus, shipped_files
     from turnlens.learn.train import corpus_digest
+    from turnlens.router.labeler import strip_directive
+    from turnlens.router.sample import sample
 
     rows: list[Row] = []
     for path in shipped_files("labels"):
         rows += parse_corpus(path.read_text(encoding="utf-8"), "labels", str(path))[0]
-    rows = [Row(r.id, enc.sample_text(r.text), r.label, r.lang, r.genre) for r in rows]
+    rows = [Row(r.id, strip_directive(sample(r.text)), r.label, r.lang, r.genre) for r in rows]
     model = Model.from_bytes((MODELS / enc.PACKAGED_NGRAMS).read_bytes())
-    assert model.meta["corpus"] == corpus_digest(rows), "retrain: python -m turnlens.learn.encoder train"
+    assert model.meta["corpus"] == corpus_digest(rows), "retrain: python scripts/train_encoder.py"
     assert model.classes == ROUTER_LABELS and model.temperature != 1.0  # calibrated on real text
 
 

@@ -14,7 +14,7 @@ the wheel, nothing is downloaded at run time. The layer on top is a TurnLens mod
 (`labels-encoder.tlm`: the n-gram and rule weights, a logistic regression, so the
 explanations read as the embedded labeler's do) and a small projection of the encoder's
 512 numbers onto the five labels (`labels-encoder.vec`). Both are trained on the written
-corpus alone (`python -m turnlens.learn.encoder train OUT_DIR`).
+corpus alone (`python scripts/train_encoder.py OUT_DIR`).
 
 Core code never imports this module unless the engine is asked for.
 """
@@ -290,39 +290,3 @@ def train(
         classes, [array("f", v[:, j].tobytes()) for j in range(k)], {"encoder": meta["encoder"]}
     )
     return model, projection
-
-
-def sample_text(text: str) -> str:
-    """What the router's labeler reads of a prompt (its sample, a `/route` word removed)."""
-    from turnlens.router.labeler import strip_directive
-    from turnlens.router.sample import sample
-
-    return strip_directive(sample(text))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m turnlens.learn.encoder train OUT_DIR`: train on the shipped prompts corpus."""
-    import argparse
-
-    from turnlens.learn.dataset import Row, parse_corpus, shipped_files
-
-    parser = argparse.ArgumentParser(prog="python -m turnlens.learn.encoder", description=main.__doc__)
-    parser.add_argument("command", choices=["train"])
-    parser.add_argument("out", type=Path, help="the folder to write the two files into")
-    args = parser.parse_args(argv)
-    shipped: list[Row] = []
-    for path in shipped_files("labels"):
-        shipped += parse_corpus(path.read_text(encoding="utf-8"), "labels", str(path))[0]
-    rows = [Row(r.id, sample_text(r.text), r.label, r.lang, r.genre) for r in shipped]
-    vectors = Encoder().encode([r.text for r in rows])
-    model, projection = train(rows, vectors)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / PACKAGED_NGRAMS).write_bytes(model.to_bytes())
-    (args.out / PACKAGED_PROJECTION).write_bytes(projection.to_bytes())
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    log.info("%s: %d rows, %d features", args.out, len(rows), sum(len(k) for k in model.vocab.values()))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
