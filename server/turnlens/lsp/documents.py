@@ -16,7 +16,7 @@ from turnlens.core.rules import RulePack
 from turnlens.core.safe_re import PatternError, SafePattern
 from turnlens.lsp.settings import Settings
 from turnlens.lsp.textdoc import Document
-from turnlens.pipeline.analyze import UnitCache, UnitResult
+from turnlens.pipeline.analyze import CacheKey, UnitCache, UnitResult
 from turnlens.pipeline.formats import Problem
 from turnlens.pipeline.formats.base import SessionInfo
 from turnlens.router.resolve import Route
@@ -47,7 +47,7 @@ class DocState:
     timer: asyncio.TimerHandle | None = None
     model_routes: dict[str, Route] = field(default_factory=dict)
     model_pending: str | None = None
-    payloads: dict[tuple[int, int, str | None], Any] = field(default_factory=dict)
+    payloads: dict[tuple[int, int, str | None, bool], Any] = field(default_factory=dict)
     _in_order: tuple[tuple[UnitResult, ...], bool] = ((), True)  # results last checked, in order?
     # results for the current text when the last analysis is of older text (onSave / manual),
     # kept for the document version they were made for
@@ -56,6 +56,13 @@ class DocState:
     # whether a hint request is being answered now (its analysis needs no refresh after it)
     hints_given: tuple[UnitResult, ...] | None = None
     answering_hints: bool = False
+    # the task refining quick answers with the model, what it refines first (the keys of the
+    # turn being written, then of the units the editor last showed), and whether it refined
+    # some since `results` was built
+    refining: asyncio.Task[None] | None = None
+    refine_first: tuple[CacheKey, ...] = ()
+    refine_visible: tuple[CacheKey, ...] = ()
+    refined_since: bool = False
 
     @property
     def fresh(self) -> bool:

@@ -20,6 +20,8 @@ def route_text(route: Route) -> str:
     """`effort high (plan, classifier)`, or `no route (chat)`."""
     if route.effort:
         return f"effort {route.effort} ({route.phase or 'explicit'}, {route.source})"
+    if route.source == "pending":
+        return "effort pending"
     why = route.label if route.source in ("classifier", "fallback") and route.label else route.source
     return f"no route ({why})"
 
@@ -48,15 +50,19 @@ def used_text(r: UnitResult) -> str:
     return f" · used {r.unit.effort_used}" if r.unit.effort_used else ""
 
 
+# after a label that is the rules' quick answer, until the model has read the turn
+PROVISIONAL = " · provisional"
+
+
 def diagnostic_message(r: UnitResult) -> str:
-    head = class_text(r.classification)
+    head = class_text(r.classification) + (PROVISIONAL if r.provisional else "")
     if not routed(r.route):
         return f"{head} · {who(r)}" if who(r) else head
     return f"{head} · {route_text(r.route)}{used_text(r)}"
 
 
-def lens_class_title(c: Classification) -> str:
-    return f"{class_text(c)} ({c.verdict})"
+def lens_class_title(c: Classification, provisional: bool = False) -> str:
+    return f"{class_text(c)} ({c.verdict})" + (PROVISIONAL if provisional else "")
 
 
 def lens_route_title(route: Route, r: UnitResult | None = None) -> str:
@@ -71,10 +77,11 @@ def lens_route_title(route: Route, r: UnitResult | None = None) -> str:
 
 def inlay_label(r: UnitResult) -> str:
     c = r.classification
+    mark = "?" if r.provisional else ""  # the rules' quick answer, the model's to come
     if not routed(r.route):
-        return f"{c.task_class} ≤{c.max_ratio}:1"
+        return f"{c.task_class}{mark} ≤{c.max_ratio}:1"
     effort = r.route.effort or "–"
-    return f"{c.shown_class()} ≤{c.max_ratio}:1 · {effort}"
+    return f"{c.shown_class()}{mark} ≤{c.max_ratio}:1 · {effort}"
 
 
 class _Style(NamedTuple):

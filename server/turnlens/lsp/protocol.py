@@ -19,6 +19,7 @@ import inspect
 import logging
 import os
 import uuid
+from collections.abc import Generator
 from concurrent.futures import Future
 from typing import Any
 
@@ -100,6 +101,19 @@ class TurnLensProtocol(LanguageServerProtocol):
             self._execute_handler(msg_id=msg_id, handler=handler, args=(params,), callback=done)
         except Exception:
             log.exception("notification %r failed", method_name)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls's shutdown, over a copy of the pending handlers: cancelling a notification's
+        handler (e.g. `initialized` still pulling settings, when the client sent everything at
+        once) runs its callback at once, and that forgets it while pygls's loop walks them."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
 
     # -- text sync ----------------------------------------------------------------------
     def _user(self, method: str, params: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -34,9 +35,20 @@ from turnlens.router.settings import RouterSettings
 log = logging.getLogger("turnlens")
 
 Listener = Callable[["TurnLensServer", DocState], None]
+# told of the final answers a refinement slice gave (a view prepares what it will publish)
+Preparer = Callable[["TurnLensServer", DocState, list[UnitResult]], None]
 TRIM_AFTER_UNITS = 500
 TRIM_TEXT_CHARS = 1_000_000
 TRIM_EVERY_S = 0.5
+# New text over this many characters gets the rules' quick answers first (published at once),
+# then the model's in slices of about REFINE_SLICE_S between requests: a 5 MB session shows its
+# labels in a fraction of a second and a request never waits long behind the model.
+QUICK_OVER_CHARS = 200_000
+REFINE_SLICE_S = 0.01
+REFINE_YIELDS = 4
+REFINE_FIRST_CHARS = 8_000
+REFINE_MIN_CHARS = 2_000
+REFINE_MAX_CHARS = 1_000_000
 
 
 def release_memory() -> None:
@@ -69,9 +81,21 @@ class TurnLensServer(LanguageServer):
             )
         )
         self.listeners: list[Listener] = []
+        self.preparers: list[Preparer] = []
         self._said: set[str] = set()
         self._trimmed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over stdin/stdout, the event loop reading stdin (see `transport`)."""
+        from pygls import IS_WASM
+
+        if IS_WASM:
+            super().start_io(stdin, stdout)
+            return
+        from turnlens.lsp.transport import serve_stdio
+
+        serve_stdio(self, stdin, stdout)
 
     # -- client facts ------------------------------------------------------------
     @property
@@ -217,7 +241,10 @@ class TurnLensServer(LanguageServer):
     # -- analysis ----------------------------------------------------------------------------
     def analyze(self, state: DocState) -> None:
         """Analyse the current text and tell every view; nothing awaits in between,
-        so what is published always belongs to the latest version."""
+        so what is published always belongs to the latest version.
+
+        Many new characters at once (opening a long session, a paste) get the rules' quick
+        answers first; the model then refines them in slices between requests (`_refine`)."""
         if state.timer is not None:
             state.timer.cancel()
             state.timer = None
@@ -226,32 +253,33 @@ class TurnLensServer(LanguageServer):
         state.too_large = len(text) > settings.max_document_size
         if not settings.enable or state.excluded or state.too_large:
             state.results = ()
+            state.cache.pending = {}
         else:
             self.refresh_pack(state)
             misses = state.cache.misses
             edits = state.doc.take_edits()
             pack = self.pack_of(state)
-            analyzed, state.pack = self.resolver.analyze(state.cache, text, settings, pack, state.path, edits)
+            analyzed, state.pack = self.resolver.analyze(
+                state.cache, text, settings, pack, state.path, edits, QUICK_OVER_CHARS
+            )
             for message in take_switched_off():
                 self.say_once(message, types.MessageType.Error)
             state.format_name = analyzed.format
             state.title = analyzed.title
             state.info = analyzed.info
             state.problems = analyzed.problems
-            state.results, ask = self.resolver.model_route(
-                analyzed.results, settings.router, state.model_routes
-            )
-            if ask is not None:
-                self._ask_model(state, ask)
+            results = analyzed.results
+            if state.cache.pending:
+                # the turn being written (the status bar shows it) is refined first
+                live = [r for r in results if not r.unit.ignored and r.route.source != "role"]
+                key = state.cache.key_of(live[-1].unit) if live else None
+                state.refine_first = (key,) if key is not None else ()
+            self._set_results(state, results)
             if state.cache.misses - misses > TRIM_AFTER_UNITS:
                 release_memory()
         state.analyzed_version = state.doc.version
         state.analyzed_text = text
-        for listener in self.listeners:
-            try:
-                listener(self, state)
-            except Exception:
-                log.exception("a view failed to update for %s", state.doc.uri)
+        self._tell_views(state)
         if len(text) >= TRIM_TEXT_CHARS:
             now = time.monotonic()
             if now - self._trimmed >= TRIM_EVERY_S:
@@ -259,6 +287,91 @@ class TurnLensServer(LanguageServer):
                 # hand those pages back now and then, or the heap only ever grows
                 self._trimmed = now
                 release_memory()
+        if state.cache.pending and (state.refining is None or state.refining.done()):
+            state.refining = self.spawn(self._refine(state))
+
+    def _set_results(self, state: DocState, results: tuple[UnitResult, ...]) -> None:
+        """The results views read, with the model back end's route for the turn being written."""
+        state.results, ask = self.resolver.model_route(results, state.settings.router, state.model_routes)
+        state.refined_since = False
+        if ask is not None:
+            self._ask_model(state, ask)
+
+    def _tell_views(self, state: DocState) -> None:
+        for listener in self.listeners:
+            try:
+                listener(self, state)
+            except Exception:
+                log.exception("a view failed to update for %s", state.doc.uri)
+
+    async def _refine(self, state: DocState) -> None:
+        """Give the model's answers for a document's quick ones, a bounded slice at a time,
+        yielding to the event loop between slices so that requests and edits are answered
+        meanwhile; publish once all are final. An edit stops it (the edit's analysis starts
+        it again, keeping what was refined: answers are cached by text)."""
+        budget = REFINE_FIRST_CHARS
+        refined = 0
+        while True:
+            # a message takes a few turns of the loop (read, parse, a handler's task, the
+            # answer): let them all pass before the next slice
+            for _ in range(REFINE_YIELDS):
+                await asyncio.sleep(0)
+            if self.documents.get(state.doc.uri) is not state or not state.fresh:
+                return
+            cache = state.cache
+            if not cache.pending:
+                break
+            started = time.perf_counter()
+            try:
+                done = cache.refine(budget, (*state.refine_first, *state.refine_visible))
+            except Exception:  # a user rule or model that breaks only now: analyse in full
+                log.exception("refining the labels of %s failed", state.doc.uri)
+                cache.clear()
+                self.analyze(state)
+                return
+            refined += len(done)
+            state.refined_since = True
+            for prepare in self.preparers:  # the final publish then only joins what is ready
+                prepare(self, state, done)
+            took = time.perf_counter() - started
+            # aim each slice at REFINE_SLICE_S whatever the machine's speed or load
+            scaled = budget * REFINE_SLICE_S / max(took, 1e-4)
+            budget = int(min(REFINE_MAX_CHARS, max(REFINE_MIN_CHARS, (budget + scaled) / 2)))
+        state.refine_first = state.refine_visible = ()
+        if refined and state.fresh:
+            self._set_results(state, state.cache.results())
+            self._tell_views(state)
+
+    def refined(self, state: DocState, result: UnitResult) -> UnitResult:
+        """`result` with its final answer: a provisional one is refined now (one unit), so a
+        hover agrees with the lens and the diagnostic published once the model has read all.
+        (`result` may come from results built before the last slices: its unit is the same.)"""
+        cache = state.cache
+        key = cache.key_of(result.unit) if state.fresh and cache.pending else None
+        if key is None:
+            return result
+        if key in cache.pending:
+            for prepare in self.preparers:
+                prepare(self, state, cache.refine(0, (key,)))
+            state.refined_since = True
+        now = cache.result_of(result.unit, key)
+        if now.route.source != "role" and result.route.source != "pending":
+            now = UnitResult(now.unit, now.classification, result.route)  # a model back end's
+        return now
+
+    def settle_views(self, state: DocState) -> None:
+        """Let a request see what the model has refined so far (results are rebuilt lazily)."""
+        if state.refined_since and state.fresh:
+            self._set_results(state, state.cache.results())
+
+    def settle(self, state: DocState) -> None:
+        """Refine every provisional answer now (for a command that reports on the whole
+        document), and publish the final labels."""
+        if not state.cache.pending or not state.fresh:
+            return
+        state.cache.refine(sys.maxsize)
+        self._set_results(state, state.cache.results())
+        self._tell_views(state)
 
     def _ask_model(self, state: DocState, text: str) -> None:
         if state.model_pending == text:
@@ -323,10 +436,14 @@ class TurnLensServer(LanguageServer):
         """What applies to this document: its format, pack and router settings."""
         return profile_for(state.settings, self.pack_of(state))
 
-    def ensure_fresh(self, state: DocState) -> tuple[UnitResult, ...]:
-        """Results for the current text: analysed now if stale and analysis is on-type."""
+    def ensure_fresh(self, state: DocState, *, settle: bool = True) -> tuple[UnitResult, ...]:
+        """Results for the current text: analysed now if stale and analysis is on-type; with
+        what the model has refined so far unless `settle` is False (the caller looks at one
+        unit and asks `refined` for it: a long document's results are not rebuilt for that)."""
         if not state.fresh and state.settings.analyze == "onType" and state.settings_ready:
             self.analyze(state)
+        if settle:
+            self.settle_views(state)
         return state.results
 
     def reanalyze_all(self) -> None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from turnlens.classifier import classify, classify_many
-from turnlens.core.classify import Classification
+from turnlens.core.classify import Classification, classify_rules_many
 from turnlens.pipeline.formats import Edit, Format, NotATranscript, Problem, Split, resolve
 from turnlens.pipeline.formats.base import SessionInfo
 from turnlens.pipeline.formats.jsonl import Line
@@ -24,6 +25,8 @@ RouteFn = Callable[[str], Route]
 
 #: the route of a unit the router does not look at (a reply, a tool result…)
 NOT_ROUTED = Route(None, None, None, "role", "routes go to user prompts (turnlens.router.roles)")
+#: the route of a provisional result whose prompt the labeler has not read yet
+PENDING = Route(None, None, None, "pending", "the labeler has not read this prompt yet")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +34,8 @@ class UnitResult:
     unit: Unit
     classification: Classification
     route: Route
+    # the rules' quick answer, until `UnitCache.refine` gives the model's (see `analyze`)
+    provisional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +61,22 @@ class UnitCache:
         self._format: Format | None = None
         self._key: tuple[str, str, tuple[str, ...]] | None = None
         self.misses = 0
+        # quick answers still to refine (by key, in document order), what refines them, and
+        # the units of the last analysis in order (to rebuild its results as answers improve)
+        self.pending: dict[CacheKey, tuple[Unit, bool]] = {}
+        self._refine_with: tuple[Profile, RouteFn] | None = None
+        self._order: list[tuple[Unit, CacheKey]] = []
+        self._index: tuple[list[tuple[Unit, CacheKey]], dict[int, CacheKey]] | None = None
 
     def clear(self) -> None:
         self._entries = {}
         self._split = None
         self._format = None
         self._key = None
+        self.pending = {}
+        self._refine_with = None
+        self._order = []
+        self._index = None
 
     def analyze(
         self,
@@ -70,8 +85,14 @@ class UnitCache:
         route_fn: RouteFn | None = None,
         edit: Edit | None = None,
         path: str | None = None,
+        quick_over: int | None = None,
     ) -> Analyzed:
         """Analyse `text`; `edit` says what changed since the previous call (None: unknown).
+
+        With `quick_over`, when the new units hold more characters than that, they get the
+        rules' answer alone (tens of MB/s) and a pending route, and are marked
+        provisional: `refine` then gives the model's answers a slice at a time, so a view can
+        show a long document at once and stay responsive while the model reads it.
 
         Raises NotATranscript when the profile's format (or auto-detection) refuses the text.
         """
@@ -85,9 +106,11 @@ class UnitCache:
         self._split, self._key = split, key
         route = route_fn or _offline(profile)
         old = self._entries
+        was_pending = self.pending
         fresh: dict[CacheKey, tuple[Classification, Route]] = {}
         order: list[tuple[Unit, CacheKey]] = []
         missing: dict[CacheKey, tuple[Unit, bool]] = {}
+        pending: dict[CacheKey, tuple[Unit, bool]] = {}
         pack = profile.pack
         for unit in split.units:
             routed = profile.routes(unit.role, unit.kind)
@@ -98,20 +121,79 @@ class UnitCache:
                     missing[ckey] = (unit, routed)
                 else:
                     fresh[ckey] = entry
+                    if ckey in was_pending:  # still the quick answer: refine it later
+                        pending[ckey] = (unit, routed)
             order.append((unit, ckey))
         if missing:
             self.misses += len(missing)
-            # the new units together: classify_many shares the rule pass between alike texts
-            # (not explained: where each rule fired is worked out on hover, for one turn)
             units = list(missing.values())
-            answers = classify_many(
-                [u.text for u, _ in units], pack, [u.pin for u, _ in units], [u.kind for u, _ in units]
-            )
-            for ckey, (unit, routed), answer in zip(missing, units, answers, strict=True):
-                fresh[ckey] = (answer, route(unit.route_text) if routed else NOT_ROUTED)
-        results = [UnitResult(unit, *fresh[ckey]) for unit, ckey in order]
+            texts = [u.text for u, _ in units]
+            pins = [u.pin for u, _ in units]
+            if quick_over is not None and sum(map(len, texts)) > quick_over:
+                answers = classify_rules_many(texts, pack, pins)
+                for ckey, (unit, routed), answer in zip(missing, units, answers, strict=True):
+                    fresh[ckey] = (answer, PENDING if routed else NOT_ROUTED)
+                    pending[ckey] = (unit, routed)
+            else:
+                # the new units together: classify_many shares the rule pass between alike
+                # texts (not explained: where each rule fired is worked out on hover, for one turn)
+                answers = classify_many(texts, pack, pins, [u.kind for u, _ in units])
+                for ckey, (unit, routed), answer in zip(missing, units, answers, strict=True):
+                    fresh[ckey] = (answer, route(unit.route_text) if routed else NOT_ROUTED)
         self._entries = fresh
-        return Analyzed(fmt.name, tuple(results), tuple(split.problems), split.title, split.info)
+        self._order = order
+        self.pending = pending
+        self._refine_with = (profile, route) if pending else None
+        return Analyzed(fmt.name, self.results(), tuple(split.problems), split.title, split.info)
+
+    def results(self) -> tuple[UnitResult, ...]:
+        """The last analysis's results with the answers as they are now (refined or not)."""
+        entries, pending = self._entries, self.pending
+        if not pending:
+            return tuple([UnitResult(unit, *entries[ckey]) for unit, ckey in self._order])
+        return tuple([UnitResult(unit, *entries[ckey], ckey in pending) for unit, ckey in self._order])
+
+    def refine(self, max_chars: int, first: Iterable[CacheKey] = ()) -> list[UnitResult]:
+        """Replace quick answers by the model's and the full route, `first` before the rest
+        (in document order), until about `max_chars` characters are read (at least one unit);
+        the same answers a full analysis gives. Returns the refined results (one per answer:
+        a unit repeated in the document is refined once)."""
+        pending, with_ = self.pending, self._refine_with
+        if not pending or with_ is None:
+            return []
+        profile, route = with_
+        chosen: dict[CacheKey, None] = {}
+        read = 0
+        for ckey in chain((k for k in first if k in pending), pending):
+            if read >= max_chars and chosen:
+                break
+            if ckey not in chosen:
+                chosen[ckey] = None
+                read += len(ckey[0])
+        batch = list(chosen)
+        units = [pending[ckey] for ckey in batch]
+        answers = classify_many(
+            [u.text for u, _ in units], profile.pack, [u.pin for u, _ in units], [u.kind for u, _ in units]
+        )
+        out = []
+        for ckey, (unit, routed), answer in zip(batch, units, answers, strict=True):
+            entry = self._entries[ckey] = (answer, route(unit.route_text) if routed else NOT_ROUTED)
+            del pending[ckey]
+            out.append(UnitResult(unit, *entry))
+        if not pending:
+            self._refine_with = None
+        return out
+
+    def result_of(self, unit: Unit, key: CacheKey) -> UnitResult:
+        """One unit's result as it is now (`key`: its `key_of`)."""
+        return UnitResult(unit, *self._entries[key], key in self.pending)
+
+    def key_of(self, unit: Unit) -> CacheKey | None:
+        """The cache key of one of the last analysis's units (None: not one of them)."""
+        index = self._index
+        if index is None or index[0] is not self._order:
+            index = self._index = (self._order, {id(u): ckey for u, ckey in self._order})
+        return index[1].get(id(unit))
 
     def _format_for(self, text: str, profile: Profile, path: str | None) -> Format:
         """The document's format: detected once, kept while it still claims the text."""
@@ -140,6 +222,7 @@ def analyze(text: str, profile: Profile | None = None, path: str | None = None) 
 
 __all__ = [
     "NOT_ROUTED",
+    "PENDING",
     "Analyzed",
     "NotATranscript",
     "UnitCache",

@@ -272,8 +272,11 @@ class Workspace:
         pack: RulePack,
         path: str | None = None,
         edits: Edit | None = None,
+        quick_over: int | None = None,
     ) -> tuple[Analyzed, RulePack]:
-        """A document's results through its unit cache, and the pack that made them.
+        """A document's results through its unit cache, and the pack that made them (with
+        `quick_over`, new units beyond that many characters get quick provisional answers:
+        see `UnitCache.analyze`).
 
         A user rule that breaks at run time costs its pack, never the analysis: the built-in
         pack takes over, with one message. Text that the chosen format refuses gives no results
@@ -289,7 +292,9 @@ class Workspace:
         used = pack
         try:
             try:
-                return cache.analyze(text, profile_for(settings, pack), route_fn, edits, path), pack
+                return cache.analyze(
+                    text, profile_for(settings, pack), route_fn, edits, path, quick_over
+                ), pack
             except NotATranscript:
                 raise
             except Exception as exc:
@@ -303,7 +308,10 @@ class Workspace:
                     error=True,
                 )
                 cache.clear()
-                return cache.analyze(text, profile_for(settings, used), route_fn, None, path), used
+                return (
+                    cache.analyze(text, profile_for(settings, used), route_fn, None, path, quick_over),
+                    used,
+                )
         except NotATranscript as exc:
             cache.clear()
             # auto-detection refusing a JSON file is no news; a format the user chose is

@@ -46,13 +46,13 @@ def build(state: DocState) -> list[Json]:
                 "command": {"title": title, "command": "turnlens.plan", "arguments": [{"uri": doc.uri}]},
             }
         )
-    titles: dict[tuple[int, int, str | None, str | None], tuple[str, str]] = {}
+    titles: dict[tuple[int, int, str | None, str | None, bool], tuple[str, str]] = {}
     for r in live:
-        key = (id(r.classification), id(r.route), r.unit.role, r.unit.kind)
+        key = (id(r.classification), id(r.route), r.unit.role, r.unit.kind, r.provisional)
         pair = titles.get(key)
         if pair is None:
             pair = titles[key] = (
-                labels.lens_class_title(r.classification),
+                labels.lens_class_title(r.classification, r.provisional),
                 labels.lens_route_title(r.route, r),
             )
         start = _pos(doc.position_at(r.unit.content_start))

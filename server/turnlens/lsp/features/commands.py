@@ -149,6 +149,7 @@ def register(server: TurnLensServer) -> None:
             raise JsonRpcInvalidParams("turnlens.plan: `budget` must be a whole number ≥ 0")
         if not state.fresh:
             ls.analyze(state)
+        ls.settle(state)
         out = plan([r.classification for r in state.results if not r.unit.ignored], budget).to_json()
         show(ls, arg, render_plan(out))
         return out

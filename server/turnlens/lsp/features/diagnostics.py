@@ -62,27 +62,9 @@ class _Fragment:
 
     __slots__ = ("body", "end_char", "rel_line", "result", "start_char")
 
-    def __init__(self, r: UnitResult, severity: int, doc: Document) -> None:
+    def __init__(self, r: UnitResult, severity: int, doc: Document, body: str | None = None) -> None:
         self.result = r
-        route = r.route.to_json()
-        route.pop("signals", None)
-        body = {
-            "severity": severity,
-            "message": labels.diagnostic_message(r),
-            "source": "turnlens",
-            "code": diagnostic_code(r.classification.task_class),
-        }
-        docs = class_docs()
-        if docs is not None:
-            body["codeDescription"] = docs
-        if r.unit.kind in ASIDE_KINDS:  # injected text, a command: editors draw it faded
-            body["tags"] = [types.DiagnosticTag.Unnecessary.value]
-        data = {**r.classification.to_json(), "route": route}
-        if r.unit.role is not None:
-            data.update(role=r.unit.role, kind=r.unit.kind)
-        # the members after "range", up to (not including) the closing brace of `data`,
-        # so the turn number can follow
-        self.body = json.dumps(body)[1:-1] + ',"data":' + json.dumps(data)[:-1]
+        self.body = _body(r, severity) if body is None else body
         unit = r.unit
         text = unit.text
         lead = unit.content_start - unit.start
@@ -94,6 +76,35 @@ class _Fragment:
         first_line = text[line_start : stop.start() if stop else len(text)]
         self.start_char = doc.units(text[line_start:lead])
         self.end_char = doc.units(first_line)
+
+
+def _body(r: UnitResult, severity: int, *, slim: bool = False) -> str:
+    """A diagnostic's members after "range", up to (not including) the closing brace of its
+    `data`, so that the turn number can follow. `slim` leaves out what differs from turn to
+    turn (counts, scores): a provisional answer's body is then shared by all its alike."""
+    route = r.route.to_json()
+    route.pop("signals", None)
+    body: dict[str, Any] = {
+        "severity": severity,
+        "message": labels.diagnostic_message(r),
+        "source": "turnlens",
+        "code": diagnostic_code(r.classification.task_class),
+    }
+    docs = class_docs()
+    if docs is not None:
+        body["codeDescription"] = docs
+    if r.unit.kind in ASIDE_KINDS:  # injected text, a command: editors draw it faded
+        body["tags"] = [types.DiagnosticTag.Unnecessary.value]
+    data = r.classification.to_json()
+    if slim:
+        for name in ("words", "lines", "scores", "confidence"):
+            data.pop(name, None)
+    data["route"] = route
+    if r.provisional:  # the rules' quick answer: the model's replaces it shortly
+        data["provisional"] = True
+    if r.unit.role is not None:
+        data.update(role=r.unit.role, kind=r.unit.kind)
+    return json.dumps(body)[1:-1] + ',"data":' + json.dumps(data)[:-1]
 
 
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -124,8 +135,9 @@ def fragments(state: DocState) -> list[str]:
     if state.silent or not settings.diagnostics or settings.severity == "off":
         return []
     severity = SEVERITY[settings.severity]
-    cache: dict[tuple[int, int, str | None], _Fragment] = state.payloads
-    fresh: dict[tuple[int, int, str | None], _Fragment] = {}
+    cache: dict[tuple[int, int, str | None, bool], _Fragment] = state.payloads
+    fresh: dict[tuple[int, int, str | None, bool], _Fragment] = {}
+    shared: dict[tuple[Any, ...], str] = {}
     out = []
     line_of = doc.line_of
     text = doc.text
@@ -133,11 +145,26 @@ def fragments(state: DocState) -> list[str]:
         unit = r.unit
         if unit.ignored:
             continue
-        key = (id(r.classification), id(r.route), unit.effort_used)
+        key = (id(r.classification), id(r.route), unit.effort_used, r.provisional)
         frag = cache.get(key)
         # equal classification objects mean equal unit texts (the analysis cache is keyed by text)
         if frag is None or frag.result.classification is not r.classification:
-            frag = _Fragment(r, severity, doc)
+            body = None
+            if r.provisional:  # thousands of quick answers on open: one body per alike answer
+                c = r.classification
+                alike = (
+                    c.task_class,
+                    c.pinned,
+                    c.overridden_by,
+                    id(r.route),
+                    unit.role,
+                    unit.kind,
+                    unit.effort_used,
+                )
+                body = shared.get(alike)
+                if body is None:
+                    body = shared[alike] = _body(r, severity, slim=True)
+            frag = _Fragment(r, severity, doc, body)
         fresh[key] = frag
         if unit.start and text[unit.start - 1] not in "\n\r":
             # a message inside a line (a JSON string): its own span on that line
@@ -207,5 +234,19 @@ def publish(ls: TurnLensServer, state: DocState) -> None:
     ls.send_json(body)
 
 
+def prepare(ls: TurnLensServer, state: DocState, refined: list[UnitResult]) -> None:
+    """Build the diagnostics of answers the model just gave, a slice at a time, so that the
+    publish once all are final does not build thousands at once."""
+    settings = state.settings
+    if state.silent or not settings.diagnostics or settings.severity == "off":
+        return
+    severity = SEVERITY[settings.severity]
+    payloads = state.payloads
+    for r in refined:
+        key = (id(r.classification), id(r.route), r.unit.effort_used, False)
+        payloads[key] = _Fragment(r, severity, state.doc)
+
+
 def register(server: TurnLensServer) -> None:
     server.listeners.append(publish)
+    server.preparers.append(prepare)

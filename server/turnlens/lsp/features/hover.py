@@ -28,7 +28,7 @@ def register(server: TurnLensServer) -> None:
         state = ls.documents.get(params.text_document.uri)
         if state is None or not state.settings.hover:
             return None
-        results = ls.ensure_fresh(state)
+        results = ls.ensure_fresh(state, settle=False)
         if state.silent or not results:
             return None
         doc = state.doc
@@ -36,7 +36,8 @@ def register(server: TurnLensServer) -> None:
         result = state.unit_at(offset)
         if result is None or result.unit.ignored:
             return None
-        result = ls.explained(state, result)
+        # a provisional answer is refined now: the hover shows what the lens will
+        result = ls.explained(state, ls.refined(state, result))
         unit = result.unit
         verbatim = unit.end - unit.start == len(unit.text)
         first_line = doc.position_at(unit.start).line + 1 if verbatim else 0

@@ -8,6 +8,10 @@ from turnlens.lsp import labels
 from turnlens.lsp.documents import DocState
 from turnlens.lsp.features.ready import settings_pulled
 from turnlens.lsp.server import TurnLensServer
+from turnlens.pipeline.analyze import CacheKey
+
+# at most this many units of the visible range go first (a huge range is the whole document)
+REFINE_FIRST_UNITS = 200
 
 
 def build(state: DocState, visible: types.Range | None = None) -> list[types.InlayHint]:
@@ -32,6 +36,18 @@ def build(state: DocState, visible: types.Range | None = None) -> list[types.Inl
             )
         )
     return hints
+
+
+def visible_keys(state: DocState, visible: types.Range) -> tuple[CacheKey, ...]:
+    """The cache keys of the provisional units that start in the range an editor shows."""
+    doc = state.doc
+    units = [
+        r.unit
+        for r in state.results
+        if r.provisional and visible.start.line <= doc.line_of(r.unit.content_start) <= visible.end.line
+    ]
+    keys = (state.cache.key_of(u) for u in units[:REFINE_FIRST_UNITS])
+    return tuple(k for k in keys if k is not None)
 
 
 def refresh(ls: TurnLensServer, state: DocState) -> None:
@@ -62,4 +78,6 @@ def register(server: TurnLensServer) -> None:
         finally:
             state.answering_hints = False
         state.hints_given = state.results
+        if state.cache.pending:  # what the editor shows gets the model's answers first
+            state.refine_visible = visible_keys(state, params.range)
         return build(state, params.range)

@@ -43,6 +43,7 @@ def build_map(ls: TurnLensServer, state: DocState, budget: int | None = None) ->
     """The map of a document as it is now, each unit with its LSP range (negotiated encoding)."""
     if not state.fresh:
         ls.analyze(state)
+    ls.settle(state)
     doc = state.doc
     analyzed = Analyzed(state.format_name, state.results, state.problems, state.title, state.info)
     pack = ls.profile_of(state).pack

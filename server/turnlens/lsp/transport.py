@@ -1,0 +1,85 @@
+"""Reading the client's messages from stdin on the event loop itself.
+
+pygls reads stdin in a worker thread, one `readline` or `read` per call, each handed back to
+the event loop: a message takes three trips between the thread and the loop. While the model
+refines a long document in slices on the loop, each trip waits for a slice to end, so a
+request would wait three slices. Here stdin is a non-blocking pipe that the loop's selector
+watches: whatever has arrived is parsed at the next turn of the loop, whole messages at once.
+Where that cannot be (Windows, stdin a regular file), pygls's own reader serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
+log = logging.getLogger("turnlens")
+
+
+class PipeReader:
+    """pygls's reader interface over an asyncio stream: `b""` at the end, as pygls expects."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self.stream = stream
+
+    async def readline(self) -> bytes:
+        try:
+            return await self.stream.readline()
+        except ValueError:  # a header line over the limit: no client sends one
+            raise ConnectionError("a header line longer than 1 MiB") from None
+
+    async def readexactly(self, n: int) -> bytes:
+        try:
+            return await self.stream.readexactly(n)
+        except asyncio.IncompleteReadError as exc:  # the client left mid-message
+            return exc.partial if len(exc.partial) == n else b""
+
+
+async def _pipe_reader(stdin: BinaryIO) -> PipeReader | None:
+    """A reader of `stdin` that the loop watches, when it can, else None."""
+    if sys.platform == "win32":
+        return None
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader(limit=1 << 20)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), stdin)
+    except (OSError, ValueError) as exc:  # a regular file, or a stream without a descriptor
+        log.debug("stdin is read by a thread (%s)", exc)
+        return None
+    return PipeReader(stream)
+
+
+async def _serve(server: LanguageServer, stdin: BinaryIO, stdout: BinaryIO, stop: threading.Event) -> None:
+    server.protocol.set_writer(StdoutWriter(stdout))
+    reader: Any = await _pipe_reader(stdin) or StdinAsyncReader(stdin, server.thread_pool)
+    await run_async(
+        stop_event=stop,
+        reader=reader,
+        protocol=server.protocol,
+        logger=logging.getLogger("pygls.server"),
+        error_handler=server.report_server_error,
+    )
+
+
+def serve_stdio(
+    server: LanguageServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> None:
+    """What `LanguageServer.start_io` does, with the loop reading stdin (see above)."""
+    stop = threading.Event()
+    server._stop_event = stop
+    try:
+        asyncio.run(_serve(server, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer, stop))
+    except BrokenPipeError:
+        log.error("the connection to the client is lost: shutting down")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()  # type: ignore[no-untyped-call]
