@@ -50,8 +50,8 @@ class LspClient:
         self._cond = threading.Condition()
         self._next_id = 0
         self._responses: dict[int, tuple[float, Message]] = {}
-        # uri -> list of (arrival time, version, number of diagnostics)
-        self.published: dict[str, list[tuple[float, int | None, int]]] = {}
+        # uri -> list of (arrival time, version, number of diagnostics, how many provisional)
+        self.published: dict[str, list[tuple[float, int | None, int, int]]] = {}
         self.closed = False
         self._reader = threading.Thread(target=self._read_loop, daemon=True)
         self._reader.start()
@@ -103,8 +103,9 @@ class LspClient:
         uri = json.loads(m.group(1))
         version = None if m.group(2) == b"null" else int(m.group(2))
         count = body.count(b'"range"')
+        provisional = body.count(b'"provisional": true')
         with self._cond:
-            self.published.setdefault(uri, []).append((arrived, version, count))
+            self.published.setdefault(uri, []).append((arrived, version, count, provisional))
             self._cond.notify_all()
         return True
 
@@ -115,9 +116,11 @@ class LspClient:
             return
         if method == "textDocument/publishDiagnostics":
             params = msg["params"]
+            diagnostics = params["diagnostics"]
+            provisional = sum(1 for d in diagnostics if (d.get("data") or {}).get("provisional"))
             with self._cond:
                 self.published.setdefault(params["uri"], []).append(
-                    (arrived, params.get("version"), len(params["diagnostics"]))
+                    (arrived, params.get("version"), len(diagnostics), provisional)
                 )
                 self._cond.notify_all()
             return
@@ -201,7 +204,7 @@ class LspClient:
         """(arrival time, number of diagnostics) of the first publish of `uri` at `version`."""
 
         def found() -> tuple[float, int] | None:
-            for arrived, v, n in self.published.get(uri, ()):
+            for arrived, v, n, _ in self.published.get(uri, ()):
                 if v == version:
                     return arrived, n
             return None
@@ -210,6 +213,38 @@ class LspClient:
         with self._cond:  # forget older publishes: keeps the scan short
             self.published[uri] = [p for p in self.published.get(uri, ()) if (p[1] or 0) > version]
         return result
+
+    def wait_final(self, uri: str, timeout: float = 120.0) -> tuple[float, int | None]:
+        """(arrival time, version) of the first publish of `uri` with diagnostics and none of
+        them provisional: the labels of a long document once the model has read it all."""
+
+        def found() -> tuple[float, int | None] | None:
+            for arrived, v, n, provisional in self.published.get(uri, ()):
+                if n and not provisional:
+                    return arrived, v
+            return None
+
+        result: tuple[float, int | None] = self._wait(found, timeout)
+        return result
+
+    def hover(self, uri: str, line: int, character: int = 0) -> float:
+        """Seconds from sending a hover to its answer."""
+        sent, arrived, _ = self.request(
+            "textDocument/hover",
+            {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}},
+        )
+        return arrived - sent
+
+    def code_lens(self, uri: str) -> float:
+        sent, arrived, _ = self.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+        return arrived - sent
+
+    def inlay_hints(self, uri: str, first: int, last: int) -> float:
+        lines = {"start": {"line": first, "character": 0}, "end": {"line": last, "character": 0}}
+        sent, arrived, _ = self.request(
+            "textDocument/inlayHint", {"textDocument": {"uri": uri}, "range": lines}
+        )
+        return arrived - sent
 
     def rss_kib(self) -> tuple[int | None, int | None]:
         """(current, peak) resident set size of the server process in KiB, where known."""

@@ -341,6 +341,8 @@ class TurnLensServer(LanguageServer):
         if refined and state.fresh:
             self._set_results(state, state.cache.results())
             self._tell_views(state)
+            # the quick answers, their diagnostics and the publish's JSON are garbage now
+            release_memory()
 
     def refined(self, state: DocState, result: UnitResult) -> UnitResult:
         """`result` with its final answer: a provisional one is refined now (one unit), so a
