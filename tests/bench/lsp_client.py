@@ -52,6 +52,9 @@ class LspClient:
         self._responses: dict[int, tuple[float, Message]] = {}
         # uri -> list of (arrival time, version, number of diagnostics, how many provisional)
         self.published: dict[str, list[tuple[float, int | None, int, int]]] = {}
+        # uri -> (arrival time, version) of each publish with diagnostics, none provisional
+        # (kept whole: `wait_published` forgets older publishes as it goes)
+        self.finals: dict[str, list[tuple[float, int | None]]] = {}
         self.closed = False
         self._reader = threading.Thread(target=self._read_loop, daemon=True)
         self._reader.start()
@@ -106,6 +109,8 @@ class LspClient:
         provisional = body.count(b'"provisional": true')
         with self._cond:
             self.published.setdefault(uri, []).append((arrived, version, count, provisional))
+            if count and not provisional:
+                self.finals.setdefault(uri, []).append((arrived, version))
             self._cond.notify_all()
         return True
 
@@ -122,6 +127,8 @@ class LspClient:
                 self.published.setdefault(params["uri"], []).append(
                     (arrived, params.get("version"), len(diagnostics), provisional)
                 )
+                if diagnostics and not provisional:
+                    self.finals.setdefault(params["uri"], []).append((arrived, params.get("version")))
                 self._cond.notify_all()
             return
         if method is None and "id" in msg:
@@ -219,10 +226,8 @@ class LspClient:
         them provisional: the labels of a long document once the model has read it all."""
 
         def found() -> tuple[float, int | None] | None:
-            for arrived, v, n, provisional in self.published.get(uri, ()):
-                if n and not provisional:
-                    return arrived, v
-            return None
+            finals = self.finals.get(uri)
+            return finals[0] if finals else None
 
         result: tuple[float, int | None] = self._wait(found, timeout)
         return result

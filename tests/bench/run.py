@@ -946,7 +946,7 @@ OPEN_FIRST_MS, OPEN_FINAL_MS, REQUEST_WAIT_MS = 300.0, 1500.0, 50.0
 
 
 def _final_seen(client: LspClient, uri: str) -> bool:
-    return any(n and not provisional for _, _, n, provisional in client.published.get(uri, ()))
+    return bool(client.finals.get(uri))
 
 
 def _ask(

@@ -180,8 +180,9 @@ class UnitCache:
             entry = self._entries[ckey] = (answer, route(unit.route_text) if routed else NOT_ROUTED)
             del pending[ckey]
             out.append(UnitResult(unit, *entry))
-        if not pending:
+        if not pending:  # all final: what finding a unit's key needed goes too
             self._refine_with = None
+            self._index = None
         return out
 
     def result_of(self, unit: Unit, key: CacheKey) -> UnitResult:
