@@ -46,7 +46,7 @@ TRIM_EVERY_S = 0.5
 QUICK_OVER_CHARS = 200_000
 REFINE_SLICE_S = 0.01
 REFINE_YIELDS = 4
-REFINE_FIRST_CHARS = 8_000
+REFINE_FIRST_CHARS = 0  # one unit: the first slice may load the models
 REFINE_MIN_CHARS = 2_000
 REFINE_MAX_CHARS = 1_000_000
 
@@ -319,30 +319,36 @@ class TurnLensServer(LanguageServer):
             if self.documents.get(state.doc.uri) is not state or not state.fresh:
                 return
             cache = state.cache
-            if not cache.pending:
-                break
-            started = time.perf_counter()
-            try:
-                done = cache.refine(budget, (*state.refine_first, *state.refine_visible))
-            except Exception:  # a user rule or model that breaks only now: analyse in full
-                log.exception("refining the labels of %s failed", state.doc.uri)
-                cache.clear()
-                self.analyze(state)
-                return
-            refined += len(done)
-            state.refined_since = True
-            for prepare in self.preparers:  # the final publish then only joins what is ready
-                prepare(self, state, done)
-            took = time.perf_counter() - started
-            # aim each slice at REFINE_SLICE_S whatever the machine's speed or load
-            scaled = budget * REFINE_SLICE_S / max(took, 1e-4)
-            budget = int(min(REFINE_MAX_CHARS, max(REFINE_MIN_CHARS, (budget + scaled) / 2)))
-        state.refine_first = state.refine_visible = ()
-        if refined and state.fresh:
-            self._set_results(state, state.cache.results())
+            if cache.pending:
+                started = time.perf_counter()
+                try:
+                    done = cache.refine(budget, (*state.refine_first, *state.refine_visible))
+                except Exception:  # a user rule or model that breaks only now: analyse in full
+                    log.exception("refining the labels of %s failed", state.doc.uri)
+                    cache.clear()
+                    self.analyze(state)
+                    return
+                refined += len(done)
+                state.refined_since = True
+                for prepare in self.preparers:  # the final publish then only joins what is ready
+                    prepare(self, state, done)
+                took = time.perf_counter() - started
+                # aim each slice at REFINE_SLICE_S whatever the machine's speed or load
+                scaled = budget * REFINE_SLICE_S / max(took, 1e-4)
+                budget = int(min(REFINE_MAX_CHARS, max(REFINE_MIN_CHARS, (budget + scaled) / 2)))
+                continue
+            state.refine_first = state.refine_visible = ()
+            if not refined and not any(r.provisional for r in state.results):
+                return  # nothing the views showed has changed
+            # all final: publish, in a turn of the loop of its own
+            self._set_results(state, cache.results())
             self._tell_views(state)
+            await asyncio.sleep(0)
             # the quick answers, their diagnostics and the publish's JSON are garbage now
             release_memory()
+            if not state.cache.pending:
+                return
+            refined = 0  # an analysis meanwhile brought new quick answers: refine those too
 
     def refined(self, state: DocState, result: UnitResult) -> UnitResult:
         """`result` with its final answer: a provisional one is refined now (one unit), so a
