@@ -1059,7 +1059,9 @@ def _open_in_process(text: str) -> tuple[float, float, float, int]:
     from turnlens.core.engine import prefer_memory
     from turnlens.lsp.server import build_server
 
-    prefer_memory()  # as `turnlens serve` does
+    prefer_memory()  # as `turnlens serve` does, and its collector's habits (lsp/run.py)
+    thresholds = gc.get_threshold()
+    gc.set_threshold(20_000, 20, 20)
     server = build_server()
     server.send_json = lambda body: None  # type: ignore[method-assign]
     server.protocol.notify = lambda *a, **k: None  # type: ignore[method-assign]
@@ -1081,7 +1083,13 @@ def _open_in_process(text: str) -> tuple[float, float, float, int]:
             turns += 1
         return quick, time.thread_time() - c0, longest, turns
 
-    return asyncio.run(run())
+    gc.collect()
+    gc.freeze()
+    try:
+        return asyncio.run(run())
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def bench_lsp_open(cfg: Config) -> list[Result]:
