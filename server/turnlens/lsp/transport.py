@@ -29,14 +29,22 @@ class PipeReader:
 
     def __init__(self, stream: asyncio.StreamReader) -> None:
         self.stream = stream
+        self._between = True  # no message begun: the next line is a new message's first
 
     async def readline(self) -> bytes:
+        if self._between:
+            # one turn of the loop before each message, as pygls's reader thread gave: what
+            # the previous message started (didOpen's handler, a task) takes its first step
+            # before the next message (a didChange of that document) is handled
+            self._between = False
+            await asyncio.sleep(0)
         try:
             return await self.stream.readline()
         except ValueError:  # a header line over the limit: no client sends one
             raise ConnectionError("a header line longer than 1 MiB") from None
 
     async def readexactly(self, n: int) -> bytes:
+        self._between = True
         try:
             return await self.stream.readexactly(n)
         except asyncio.IncompleteReadError as exc:  # the client left mid-message
