@@ -77,7 +77,8 @@ def lens_route_title(route: Route, r: UnitResult | None = None) -> str:
 
 def inlay_label(r: UnitResult) -> str:
     c = r.classification
-    mark = "?" if r.provisional else ""  # the rules' quick answer, the model's to come
+    # the rules' quick answer, the model's to come (`?` already marks an unsure model answer)
+    mark = "…" if r.provisional else ""
     if not routed(r.route):
         return f"{c.task_class}{mark} ≤{c.max_ratio}:1"
     effort = r.route.effort or "–"
