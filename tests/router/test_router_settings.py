@@ -189,3 +189,38 @@ def test_schema_marks_model_settings_machine_scoped() -> None:
 def test_schema_defaults_round_trip() -> None:
     raw = {k: v["default"] for k, v in router_settings_schema().items()}
     assert parse_router_settings(raw) == (DEFAULT, [])
+
+
+def test_the_light_defaults_equal_the_settings_defaults_field_by_field() -> None:
+    """A call without settings (`turnlens route`, the hooks) reads `vocabulary.DEFAULTS`: the
+    same values as `RouterSettings()`, methods included."""
+    from dataclasses import fields
+
+    from turnlens.router.vocabulary import DEFAULTS
+
+    for f in fields(RouterSettings):
+        assert getattr(DEFAULTS, f.name) == getattr(DEFAULT, f.name), f.name
+    assert DEFAULTS.uses_model is DEFAULT.uses_model is False
+    for phase in [*DEFAULT.phases, "nope", None]:
+        assert DEFAULTS.effort_for(phase) == DEFAULT.effort_for(phase)
+    for label in [*DEFAULT.labels, "nope", None]:
+        assert DEFAULTS.phase_for(label) == DEFAULT.phase_for(label)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "ultrathink about the cache design",
+        "/route plan\nlook at this",
+        "/effort high",
+        "ok",
+        "please refactor the parser so it handles nested quotes",
+        "what are the trade-offs between a queue and a log here?",
+        "---\neffort: low\n---\nrename the variable",
+    ],
+)
+def test_routes_without_settings_are_the_routes_with_the_defaults(prompt: str) -> None:
+    from turnlens.router.resolve import resolve_offline
+
+    assert resolve_offline(prompt) == resolve_offline(prompt, DEFAULT)
+    assert resolve_offline(prompt, explain=False) == resolve_offline(prompt, DEFAULT, explain=False)

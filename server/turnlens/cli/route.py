@@ -62,8 +62,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from turnlens.router.settings import parse_router_settings
-
     raw: dict[str, Any] = {}
     backend = args.backend or "rules"
     for flag, key in (
@@ -78,6 +76,12 @@ def _settings(args: argparse.Namespace) -> Any:
         value = getattr(args, flag)
         if value is not None and key:
             raw[key] = value
+    if not raw:  # the defaults, without building the editor settings' dataclass
+        from turnlens.router.vocabulary import DEFAULTS
+
+        return DEFAULTS
+    from turnlens.router.settings import parse_router_settings
+
     settings, warnings = parse_router_settings(raw)
     if warnings:
         flags = {
@@ -109,7 +113,12 @@ def run(args: argparse.Namespace) -> int:
     text, _ = read_input(args)
     settings = _settings(args)
     files = [args.model] if args.model and not settings.uses_model else []
-    settings = with_labels_model(settings, load_models(files, "route"))
+    models = load_models(files, "route")
+    if "labels" in models and not hasattr(settings, "__dataclass_fields__"):
+        from turnlens.router.settings import DEFAULT
+
+        settings = DEFAULT  # the user's labels model goes into a copy of the settings
+    settings = with_labels_model(settings, models)
     if settings.uses_model and resolve_early(text, settings) is None:
         import asyncio
 

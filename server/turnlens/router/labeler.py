@@ -9,11 +9,11 @@ the five labels; the rules alone (`use_model=False`) are kept for comparison.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from turnlens.core.classify import decide
 from turnlens.core.engine import Signal, score
+from turnlens.core.record import Record
 from turnlens.core.rules import RulePack
 from turnlens.learn.infer import label_pack
 
@@ -28,20 +28,36 @@ __all__ = ["Labeling", "label_pack", "label_text", "strip_directive"]
 _DIRECTIVE = re.compile(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
 
 
-@dataclass(frozen=True, slots=True)
-class Labeling:
+class Labeling(Record):
     """What the labeler said: a label (the rules alone: None when no rule fired), the rule
-    scores, the evidence, and the model's confidence."""
+    scores, the evidence, and the model's confidence. (A frozen record, as a frozen dataclass.)"""
 
+    _fields = ("label", "scores", "signals", "confidence", "engine", "features", "probabilities", "phrases")
+    __slots__ = _fields
     label: str | None
     scores: dict[str, int]
     signals: tuple[Signal, ...]
-    confidence: float = 1.0
-    engine: str = "rules"
-    features: tuple[Contribution, ...] = ()
-    probabilities: dict[str, float] | None = None
+    confidence: float
+    engine: str
+    features: tuple[Contribution, ...]
+    probabilities: dict[str, float] | None
     # the words of the prompt that pushed the label (model engine, when explained)
-    phrases: tuple[Phrase, ...] = ()
+    phrases: tuple[Phrase, ...]
+
+    def __init__(
+        self,
+        label: str | None,
+        scores: dict[str, int],
+        signals: tuple[Signal, ...],
+        confidence: float = 1.0,
+        engine: str = "rules",
+        features: tuple[Contribution, ...] = (),
+        probabilities: dict[str, float] | None = None,
+        phrases: tuple[Phrase, ...] = (),
+    ) -> None:
+        values = (label, scores, signals, confidence, engine, features, probabilities, phrases)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
     def explain(self) -> str:
         """`coding 87% ("add a flag", coding.verb "add")` (model: the prompt's words that pushed

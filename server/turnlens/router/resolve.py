@@ -10,15 +10,20 @@ act on, and carries the signals that fired.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from turnlens.core.engine import Signal, normalize_newlines
 from turnlens.core.prebuilt import compile_re
+from turnlens.core.record import Record
 from turnlens.router.labeler import Labeling, label_text
 from turnlens.router.sample import sample
-from turnlens.router.settings import DEFAULT, FrozenMap, RouterSettings, fold, vocabulary
+from turnlens.router.vocabulary import DEFAULTS, FrozenMap, fold, vocabulary
+
+if TYPE_CHECKING:
+    # `RouterSettings` or the defaults (`vocabulary.DEFAULTS`: what a call without settings
+    # uses, the same values without the dataclass's import cost)
+    from turnlens.router.vocabulary import RouteSettings as RouterSettings
 
 SOURCES: Final = (
     "off",
@@ -40,18 +45,34 @@ _FRONTMATTER_EFFORT = compile_re(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
-    """The router's answer for one prompt. `effort is None` means no route."""
+class Route(Record):
+    """The router's answer for one prompt. `effort is None` means no route. (A frozen record:
+    equality, hash and repr as a frozen dataclass of these fields.)"""
 
+    _fields = ("phase", "effort", "label", "source", "reason", "signals", "confidence")
+    __slots__ = _fields
     phase: str | None
     effort: str | None
     label: str | None
     source: str
     reason: str
-    signals: tuple[Signal, ...] = ()
+    signals: tuple[Signal, ...]
     # the embedded labeler's probability for `label` (None: no labeler answered)
-    confidence: float | None = None
+    confidence: float | None
+
+    def __init__(
+        self,
+        phase: str | None,
+        effort: str | None,
+        label: str | None,
+        source: str,
+        reason: str,
+        signals: tuple[Signal, ...] = (),
+        confidence: float | None = None,
+    ) -> None:
+        values = (phase, effort, label, source, reason, signals, confidence)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
     @property
     def routed(self) -> bool:
@@ -203,7 +224,7 @@ _LEADING_DIRECTIVES = compile_re(
 
 def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | None:
     """Steps 1–5 of SPEC §5 (no classifier needed), or None: go on to the classifier."""
-    s = settings or DEFAULT
+    s = settings or DEFAULTS
     if not s.enable:
         return _no_route("off", "the router is turned off (turnlens.router.enable = false)")
     trimmed = _LEADING_DIRECTIVES.sub("", normalize_newlines(text)).strip()
@@ -347,7 +368,7 @@ def resolve_offline(
     never called from here. `paused` says the model back end is paused (step 6).
     Without `explain` the fired rules are named but not located (cheaper, for bulk use).
     """
-    s = settings or DEFAULT
+    s = settings or DEFAULTS
     early = resolve_early(text, s)
     if early is not None:
         return early

@@ -3,154 +3,56 @@
 Editors hand us whatever the user typed, so every invalid value falls back to its
 default and comes back as one human-readable warning; the caller logs it once.
 The vocabulary (efforts, phases, labels, default keywords) is data so that the
-schema, the docs and the resolver cannot drift apart.
+schema, the docs and the resolver cannot drift apart (`vocabulary.py`, which also holds
+the defaults a one-shot route reads without this module's dataclass).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from functools import cache
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final
 
-from turnlens.core.data import parse_toml, read_packaged
+from turnlens.router.vocabulary import (
+    _NO_PHASE,
+    MODEL_BACKENDS,
+    FrozenMap,
+    Phase,
+    RouterDataError,
+    Vocabulary,
+    fold,
+    normalize_phrase,
+    vocabulary,
+)
 
-V = TypeVar("V")
+__all__ = [
+    "BACKENDS",
+    "DEFAULT",
+    "FALLBACKS",
+    "MODEL_BACKENDS",
+    "ROUTE_ROLES",
+    "SAMPLE_CAP",
+    "FrozenMap",
+    "Phase",
+    "RouterDataError",
+    "RouterSettings",
+    "Vocabulary",
+    "default",
+    "fold",
+    "normalize_phrase",
+    "parse_router_settings",
+    "router_settings_schema",
+    "vocabulary",
+]
 
 BACKENDS: Final = ("rules", "openai", "anthropic")
-MODEL_BACKENDS: Final = ("openai", "anthropic")
 FALLBACKS: Final = ("rules", "none")
 # the embedded labeler's engine: the n-gram model (default) or the optional encoder engine
 LABELERS: Final = ("model", "encoder")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
-_NO_PHASE = "none"
 _MAX_KEYWORD = 100
-
-
-class RouterDataError(ValueError):
-    """The packaged `defaults.toml` is broken (a TurnLens bug, never user input)."""
-
-
-class FrozenMap(Mapping[str, V], Generic[V]):
-    """A small immutable, hashable mapping, so settings can be compared and cached."""
-
-    __slots__ = ("_items",)
-
-    def __init__(self, items: Mapping[str, V] | None = None) -> None:
-        self._items: dict[str, V] = dict(items or {})
-
-    def __getitem__(self, key: str) -> V:
-        return self._items[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __hash__(self) -> int:
-        return hash(tuple(self._items.items()))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return dict(self._items) == dict(other)
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"FrozenMap({self._items!r})"
-
-
-@dataclass(frozen=True, slots=True)
-class Phase:
-    name: str
-    effort: str
-    keyword: bool
-    description: str
-
-
-@dataclass(frozen=True, slots=True)
-class Vocabulary:
-    """Everything `defaults.toml` says, validated."""
-
-    efforts: tuple[str, ...]
-    phases: tuple[Phase, ...]
-    labels: FrozenMap[str | None]
-    keywords: FrozenMap[str]
-    limits: FrozenMap[int]
-
-    @property
-    def phase_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.phases)
-
-    @property
-    def keyword_phases(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.phases if p.keyword)
-
-    def phase_rank(self, phase: str) -> int:
-        """Lower is higher: plan ranks before reflect (so two keywords pick the higher)."""
-        names = self.phase_names
-        return names.index(phase) if phase in names else len(names)
-
-
-def fold(text: str) -> str:
-    """Case-fold the way `re.IGNORECASE` matches: `ı` and `İ` are both `i` there."""
-    folded = text.casefold()
-    if "ı" in folded or "\u0307" in folded:
-        folded = folded.replace("i\u0307", "i").replace("ı", "i")
-    return folded
-
-
-def normalize_phrase(phrase: str) -> str:
-    """Keyword phrases compare case-insensitively with any run of blanks as one space."""
-    return " ".join(fold(phrase).split())
-
-
-def _data_error(problem: str) -> RouterDataError:
-    return RouterDataError(f"<builtin:router/defaults.toml>: {problem}")
-
-
-def _parse_vocabulary(text: str) -> Vocabulary:
-    data = parse_toml(text)
-    efforts = data.get("efforts")
-    if not isinstance(efforts, list) or not efforts or not all(isinstance(e, str) for e in efforts):
-        raise _data_error("efforts must be a non-empty list of names")
-    phases: list[Phase] = []
-    for raw in data.get("phase", []):
-        name, effort = raw.get("name"), raw.get("effort")
-        if not isinstance(name, str) or effort not in efforts:
-            raise _data_error(f"phase {name!r}: needs a name and an effort from {efforts}")
-        phases.append(Phase(name, effort, bool(raw.get("keyword", False)), str(raw.get("description", ""))))
-    names = [p.name for p in phases]
-    if not phases or len(set(names)) != len(names) or _NO_PHASE in names:
-        raise _data_error("phases must be unique, non-empty, and not called 'none'")
-    labels: dict[str, str | None] = {}
-    for label, phase in data.get("labels", {}).items():
-        if phase != _NO_PHASE and phase not in names:
-            raise _data_error(f"label {label!r} maps to unknown phase {phase!r}")
-        labels[label] = None if phase == _NO_PHASE else phase
-    if not labels:
-        raise _data_error("[labels] is empty")
-    keywords: dict[str, str] = {}
-    keyword_phases = {p.name for p in phases if p.keyword}
-    for phrase, phase in data.get("keywords", {}).items():
-        if phase not in keyword_phases:
-            raise _data_error(f"keyword {phrase!r} must raise to a keyword phase, not {phase!r}")
-        keywords[normalize_phrase(phrase)] = phase
-    limits = data.get("limits", {})
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in limits.values()):
-        raise _data_error("[limits] values must be whole numbers")
-    return Vocabulary(
-        tuple(efforts), tuple(phases), FrozenMap(labels), FrozenMap(keywords), FrozenMap(limits)
-    )
-
-
-@cache
-def vocabulary() -> Vocabulary:
-    """The packaged vocabulary (read once)."""
-    text = read_packaged("turnlens.router", "defaults.toml")
-    return _parse_vocabulary(text)
 
 
 _V = vocabulary()
