@@ -35,6 +35,14 @@ def shipped_packs() -> list[RulePack]:
 # module-level patterns of the one-shot path compiled with `compile_re`: (module, name, flags)
 MODULE_PATTERNS = (
     ("turnlens.core.engine", "_WIDE_SPACE", 0),
+    ("turnlens.core.engine", "_SEES_PAST_LINE", 0),
+    ("turnlens.core.engine", "_SPACE", 0),
+    ("turnlens.core.kinds", "_TOOL_NAME", 0),
+    ("turnlens.core.kinds", "_TOOL_USE", 0),
+    ("turnlens.router.labeler", "_DIRECTIVE", 0),
+    ("turnlens.router.resolve", "_ROUTE_LINE", 0),
+    ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),
+    ("turnlens.router.resolve", "_FRONTMATTER_END", re.MULTILINE),
     ("turnlens.learn.features", "_CJK_CHAR", 0),
     ("turnlens.learn.features", "_CODE_LINE", 0),
     ("turnlens.router.resolve", "_FRONTMATTER_EFFORT", re.MULTILINE | re.IGNORECASE),
@@ -47,10 +55,19 @@ def module_pattern(module: str, name: str) -> re.Pattern[str]:
     return pattern
 
 
+def default_keyword_pattern() -> str:
+    """The router's one regex over its default thinking keywords (compiled on every route)."""
+    from turnlens.router.resolve import keyword_pattern
+    from turnlens.router.vocabulary import DEFAULTS
+
+    return keyword_pattern(DEFAULTS.keywords)
+
+
 def shipped_patterns() -> list[tuple[str, int]]:
     """Every (pattern, flags) the engine compiles a shipped `re` rule with (whole text and per
     line), and the module-level patterns above."""
     out = {(module_pattern(m, name).pattern, int(flags)) for m, name, flags in MODULE_PATTERNS}
+    out.add((default_keyword_pattern(), int(re.IGNORECASE)))
     for pack in shipped_packs():
         for rule in pack.rules:
             if rule.pattern is None or rule.engine != "re":

@@ -23,7 +23,7 @@ from turnlens.core.rules import Rule, RulePack
 
 # `\A`, `\Z` and lookaround see past a line break when the whole text is searched at
 # once, so patterns using them are always run line by line (the defined semantics).
-_SEES_PAST_LINE = re.compile(r"\\[AZz]|\(\?<?[=!]")
+_SEES_PAST_LINE = compile_re(r"\\[AZz]|\(\?<?[=!]")
 
 
 # Result types are named tuples, not dataclasses: `dataclasses` (with `inspect`) and the code
@@ -75,7 +75,7 @@ def _lines(text: str) -> list[str]:
 
 
 _WORDS_CHUNK = 1 << 20
-_SPACE = re.compile(r"\s")
+_SPACE = compile_re(r"\s")
 
 
 # str.split() separates words at these ASCII characters, and outside ASCII at _WIDE_SPACE

@@ -9,8 +9,9 @@ Conversation turns (prompts, replies, plain text) keep every class.
 
 from __future__ import annotations
 
-import re
 from typing import Final
+
+from turnlens.core.prebuilt import compile_re
 
 # not conversation: machine traffic and text nobody in the thread wrote to the others
 _NOT_SPOKEN: Final = ("spec", "code", "review", "context")
@@ -83,10 +84,10 @@ _LOOKUP_TOOLS: Final = frozenset(
 # emoji and bold around it (`💻 **Bash: Run the tests**`)
 # each run of blanks follows something else (a symbol, `**`), so that no two runs meet: a line
 # of blanks alone is read once, not once per way of splitting it between them
-_TOOL_NAME = re.compile(r"\A[ \t]*(?:[^\w\s*]{1,4}[ \t]*)?(?:\*\*[ \t]*)?([A-Za-z][\w.\-]{0,63}):")
+_TOOL_NAME = compile_re(r"\A[ \t]*(?:[^\w\s*]{1,4}[ \t]*)?(?:\*\*[ \t]*)?([A-Za-z][\w.\-]{0,63}):")
 # SpecStory's Markdown exports open a tool call with `<tool-use data-tool-type="shell"
 # data-tool-name="run_terminal_cmd">`; the type alone says a command, a write or a lookup
-_TOOL_USE = re.compile(
+_TOOL_USE = compile_re(
     r'\A\s*<tool-use\b[^>\n]{0,300}?\bdata-tool-type="(\w{1,20})"(?:[^>\n]{0,200}?\bdata-tool-name="([\w.\-]{1,64})")?'
 )
 _TYPE_TOOL = {"shell": "bash", "write": "write", "read": "read", "search": "grep"}

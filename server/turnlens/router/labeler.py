@@ -8,11 +8,11 @@ the five labels; the rules alone (`use_model=False`) are kept for comparison.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from turnlens.core.classify import decide
 from turnlens.core.engine import Signal, score
+from turnlens.core.prebuilt import compile_re
 from turnlens.core.record import Record
 from turnlens.core.rules import RulePack
 from turnlens.learn.infer import label_pack
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["Labeling", "label_pack", "label_text", "strip_directive"]
 
 # A leading `/route <word>` is an instruction to the router, not part of the request.
-_DIRECTIVE = re.compile(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
+_DIRECTIVE = compile_re(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
 
 
 class Labeling(Record):

@@ -10,6 +10,7 @@ act on, and carries the signals that fired.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
@@ -37,9 +38,9 @@ SOURCES: Final = (
     "fallback",
 )
 
-_ROUTE_LINE = re.compile(r"^/route(?:[ \t]+(\S+))?(?:[ \t]|$)")
-_EFFORT_LINE = re.compile(r"^[ \t]*/effort[ \t]+(\S+)[ \t]*$", re.MULTILINE)
-_FRONTMATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_ROUTE_LINE = compile_re(r"^/route(?:[ \t]+(\S+))?(?:[ \t]|$)")
+_EFFORT_LINE = compile_re(r"^[ \t]*/effort[ \t]+(\S+)[ \t]*$", re.MULTILINE)
+_FRONTMATTER_END = compile_re(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _FRONTMATTER_EFFORT = compile_re(
     r"""^effort[ \t]*:[ \t]*["']?([A-Za-z]+)["']?[ \t]*(?:#.*)?$""", re.MULTILINE | re.IGNORECASE
 )
@@ -183,10 +184,15 @@ def _keyword_regex(keywords: FrozenMap[str]) -> tuple[re.Pattern[str], frozenset
     """One regex for all phrases, and their first words (a cheap pre-check: most prompts have none)."""
     if not keywords:
         return None
+    firsts = frozenset(phrase.split()[0] for phrase in keywords)
+    return compile_re(keyword_pattern(keywords), re.IGNORECASE), firsts
+
+
+def keyword_pattern(keywords: Iterable[str]) -> str:
+    """The regex source for these phrases, longest first (the defaults' is compiled ahead)."""
     phrases = sorted(keywords, key=len, reverse=True)
     body = "|".join(r"\s+".join(re.escape(w) for w in phrase.split()) for phrase in phrases)
-    firsts = frozenset(phrase.split()[0] for phrase in phrases)
-    return re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE), firsts
+    return rf"(?<!\w)(?:{body})(?!\w)"
 
 
 def _keyword(trimmed: str, settings: RouterSettings) -> Route | None:
