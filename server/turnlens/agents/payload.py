@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO
+
+from turnlens.core.record import Record
 
 MAX_PAYLOAD = 8 * 1024 * 1024  # a pasted prompt can be long; a payload beyond this is refused
 
@@ -18,12 +20,28 @@ class BadPayload(ValueError):
     """Not a hook payload TurnLens can answer (the reason goes to the hook log)."""
 
 
-class Payload(NamedTuple):
+class Payload(Record):
     """The fields TurnLens reads; each is None when absent or of the wrong type.
 
-    A named tuple, not a dataclass: importing `dataclasses` (and `inspect`) and generating a
-    class's methods costs every hook call more than reading its payload."""
+    A record (`core.record`), not a dataclass or a named tuple: importing `dataclasses` (and
+    `inspect`) or generating a class's methods costs every hook call more than reading its
+    payload."""
 
+    _fields = (
+        "event",
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "source",
+        "trigger",
+        "prompt",
+        "compact_summary",
+        "custom_instructions",
+        "model_id",
+        "model_name",
+        "context_window",
+    )
+    __slots__ = _fields
     event: str | None
     session_id: str | None
     transcript_path: str | None
@@ -36,6 +54,39 @@ class Payload(NamedTuple):
     model_id: str | None  # status line: model.id
     model_name: str | None  # status line: model.display_name
     context_window: int | None  # status line: context_window.context_window_size, where given
+
+    def __init__(
+        self,
+        *,
+        event: str | None = None,
+        session_id: str | None = None,
+        transcript_path: str | None = None,
+        cwd: str | None = None,
+        source: str | None = None,
+        trigger: str | None = None,
+        prompt: str | None = None,
+        compact_summary: str | None = None,
+        custom_instructions: str | None = None,
+        model_id: str | None = None,
+        model_name: str | None = None,
+        context_window: int | None = None,
+    ) -> None:
+        values = (
+            event,
+            session_id,
+            transcript_path,
+            cwd,
+            source,
+            trigger,
+            prompt,
+            compact_summary,
+            custom_instructions,
+            model_id,
+            model_name,
+            context_window,
+        )
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def read_stdin(stream: BinaryIO | None = None) -> bytes:
