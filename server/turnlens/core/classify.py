@@ -8,7 +8,7 @@ together, and is what callers use.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from _bisect import bisect_left  # bisect.bisect_left, without bisect.py
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import re
 import time
-import weakref
+from _weakref import ref  # weakref.ref, without importing weakref.py and its sets
 from collections.abc import Sequence
 from functools import partial
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnlens.core.literals import cache_key, fold, required_literals
 from turnlens.core.prebuilt import compile_re
 from turnlens.core.rules import Rule, RulePack
+
+if TYPE_CHECKING:
+    import weakref
 
 # `\A`, `\Z` and lookaround see past a line break when the whole text is searched at
 # once, so patterns using them are always run line by line (the defined semantics).
@@ -584,7 +587,7 @@ def _matcher(pack: RulePack) -> _PackMatcher:
     if entry is None or entry[0]() is not pack:
         if len(_MATCHERS) > 64:
             _MATCHERS.clear()
-        entry = (weakref.ref(pack, partial(_forget, key)), _PackMatcher(pack))
+        entry = (ref(pack, partial(_forget, key)), _PackMatcher(pack))
         _MATCHERS[key] = entry
     return entry[1]
 
