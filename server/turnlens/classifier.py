@@ -13,7 +13,7 @@ views, the CLI) asks here.
 
 from __future__ import annotations
 
-import weakref
+from _weakref import ref as weak_ref  # weakref.ref, without importing weakref.py
 from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,8 @@ from turnlens.core.engine import Score, score
 from turnlens.core.rules import RulePack, builtin_pack
 
 if TYPE_CHECKING:
+    import weakref
+
     from turnlens.learn.model import Contribution, Model, Prediction
     from turnlens.learn.phrases import Phrase
 
@@ -66,7 +68,7 @@ def user_rules(pack: RulePack) -> frozenset[str]:
         mine = frozenset(rid for rid, rule in first.items() if not rule.source.startswith("<builtin:"))
         if len(_USER_RULES) > 64:
             _USER_RULES.clear()
-        entry = _USER_RULES[key] = (weakref.ref(pack, partial(_forget, key)), mine)
+        entry = _USER_RULES[key] = (weak_ref(pack, partial(_forget, key)), mine)
     return entry[1]
 
 

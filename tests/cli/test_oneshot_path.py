@@ -26,7 +26,7 @@ print("\\nMODULES " + json.dumps(sorted(sys.modules)))
 # never on any one-shot path: argument parsing, paths, TOML parsing, HTTP, the server
 NEVER = {"argparse", "pathlib", "tomllib", "httpx", "pygls", "lsprotocol", "asyncio", "numpy"}
 # not on the plain classify path either (the router's settings still need `dataclasses`)
-NOT_FOR_CLASSIFY = {"dataclasses", "inspect", "hashlib", "turnlens.router.settings"}
+NOT_FOR_CLASSIFY = {"dataclasses", "inspect", "hashlib", "turnlens.router.settings", "logging", "weakref"}
 
 
 def modules_of(args: list[str], stdin: str, tmp: Path) -> set[str]:
@@ -60,7 +60,7 @@ def test_route_imports_nothing_it_does_not_use(args: list[str], tmp_path: Path) 
     mods = modules_of(args, "please refactor the parser\n", tmp_path)
     assert "turnlens.router.resolve" in mods
     # the defaults come from `router.vocabulary`: no dataclass to build, no `inspect`
-    unused = NEVER | {"dataclasses", "inspect", "hashlib", "turnlens.router.settings"}
+    unused = NEVER | {"dataclasses", "inspect", "hashlib", "turnlens.router.settings", "logging", "weakref"}
     assert not (mods & unused), mods & unused
 
 

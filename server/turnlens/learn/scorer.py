@@ -18,8 +18,7 @@ docstring there for how to change one in every implementation.
 
 from __future__ import annotations
 
-import logging
-import weakref
+from _weakref import ref as weak_ref  # weakref.ref, without importing weakref.py
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -88,7 +87,7 @@ class ModelRef:
     cache frees its scorer (and a kernel's tables) at once."""
 
     def __init__(self, model: Model) -> None:
-        self._ref = weakref.ref(model)
+        self._ref = weak_ref(model)
 
     @property
     def model(self) -> Model:
@@ -153,6 +152,8 @@ def scorer_for(model: Model) -> Scorer:
             try:
                 found = native.NativeScorer(model)
             except native.KernelMismatch as exc:
+                import logging  # only then: `logging` costs a one-shot run ~3 ms to import
+
                 logging.getLogger(__name__).warning("%s: the pure-Python scorer answers", exc)
         model._scorer = found
     return found
