@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         @property
         def min_confidence(self) -> float: ...
         @property
+        def labeler(self) -> str: ...
+        @property
         def label_model(self) -> object | None: ...
         @property
         def uses_model(self) -> bool: ...
@@ -223,6 +225,7 @@ class Defaults(Record):
         "sample_tail",
         "roles",
         "min_confidence",
+        "labeler",
         "label_model",
     )
     __slots__ = _fields
@@ -244,6 +247,7 @@ class Defaults(Record):
     sample_tail: int
     roles: tuple[str, ...]
     min_confidence: float
+    labeler: str
     label_model: object | None
 
     def __init__(self, vocab: Vocabulary) -> None:
@@ -267,6 +271,7 @@ class Defaults(Record):
             limits["sample_tail"],
             ("user",),
             limits["min_confidence_pct"] / 100,
+            "model",
             None,
         )
         for field, value in zip(self._fields, values, strict=True):
