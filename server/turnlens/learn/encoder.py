@@ -32,7 +32,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from turnlens.learn.scorer import Explanation, ModelRef, explain_features, features
+from turnlens.learn.scorer import ExplainedByFeatures, features
 
 if TYPE_CHECKING:
     from turnlens.core.engine import Score
@@ -144,7 +144,7 @@ class Projection:
         return cls(classes, columns, meta if isinstance(meta, dict) else {})
 
 
-class EncoderScorer(ModelRef):
+class EncoderScorer(ExplainedByFeatures):
     """A `Scorer` (`turnlens.learn.scorer`) whose logits are the n-gram model's plus the
     projected encoder vector; calibration (temperature, offsets) is the n-gram model's.
     Explanations name the n-gram and rule features (the vector has no words to show)."""
@@ -177,15 +177,6 @@ class EncoderScorer(ModelRef):
             raise ValueError("predict_many: one rule pass per text")
         vectors = self.encoder.encode(list(texts))
         return [self._predict(t, r, v) for t, r, v in zip(texts, rules, vectors, strict=True)]
-
-    def explain(self, text: str, rules: Score, label: str, each: int = 4, phrases: int = 5) -> Explanation:
-        return explain_features(self._model, features(text, rules), text, rules, label, each, phrases)
-
-    def predict_explained(
-        self, text: str, rules: Score, each: int = 4, phrases: int = 5
-    ) -> tuple[Prediction, Explanation]:
-        prediction = self.predict(text, rules)
-        return prediction, self.explain(text, rules, prediction.label, each, phrases)
 
 
 def _models_dir() -> Path:

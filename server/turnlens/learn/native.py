@@ -21,7 +21,7 @@ from typing import Any
 from turnlens.core.engine import Score, normalize_newlines
 from turnlens.learn import features as F
 from turnlens.learn.model import Model, Prediction
-from turnlens.learn.scorer import Explanation, ModelRef, explain_features, features
+from turnlens.learn.scorer import ExplainedByFeatures
 
 # The token shape the kernel implements, over the CJK ranges it is given, and its test of a
 # code line: if `features.TOKEN_PATTERN` or `features.CODE_LINE_PATTERN` is no longer this,
@@ -82,7 +82,7 @@ _SAMPLES = (
 )
 
 
-class NativeScorer(ModelRef):
+class NativeScorer(ExplainedByFeatures):
     """The whole linear pass in C; the rule and vote features' indices made here."""
 
     implementation = "native"
@@ -185,12 +185,3 @@ class NativeScorer(ModelRef):
                 p = seen[text] = self.predict(text, r)
             out.append(p)
         return out
-
-    def explain(self, text: str, rules: Score, label: str, each: int = 4, phrases: int = 5) -> Explanation:
-        return explain_features(self._model, features(text, rules), text, rules, label, each, phrases)
-
-    def predict_explained(
-        self, text: str, rules: Score, each: int = 4, phrases: int = 5
-    ) -> tuple[Prediction, Explanation]:
-        prediction = self.predict(text, rules)
-        return prediction, self.explain(text, rules, prediction.label, each, phrases)

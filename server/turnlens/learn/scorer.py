@@ -101,6 +101,23 @@ class ModelRef:
         return model
 
 
+class ExplainedByFeatures(ModelRef):
+    """A scorer that answers on its own (a kernel, an encoder) but explains from the Python
+    features of the same weights: the explanation names features, so it is built from them."""
+
+    def predict(self, text: str, rules: Score) -> Prediction:
+        raise NotImplementedError
+
+    def explain(self, text: str, rules: Score, label: str, each: int = 4, phrases: int = 5) -> Explanation:
+        return explain_features(self._model, features(text, rules), text, rules, label, each, phrases)
+
+    def predict_explained(
+        self, text: str, rules: Score, each: int = 4, phrases: int = 5
+    ) -> tuple[Prediction, Explanation]:
+        prediction = self.predict(text, rules)
+        return prediction, self.explain(text, rules, prediction.label, each, phrases)
+
+
 class PythonScorer(ModelRef):
     """The reference implementation: the model's own pure-Python linear pass."""
 
