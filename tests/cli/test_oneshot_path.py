@@ -29,7 +29,26 @@ NEVER = {"argparse", "pathlib", "tomllib", "httpx", "pygls", "lsprotocol", "asyn
 NOT_FOR_CLASSIFY = {"dataclasses", "inspect", "hashlib", "turnlens.router.settings", "logging", "weakref"}
 
 
+def _probe_env(tmp: Path) -> dict[str, str]:
+    return {"XDG_STATE_HOME": str(tmp / "state"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+
+
+def at_start(tmp: Path) -> set[str]:
+    """What this interpreter has imported before any command runs (its site hooks, `.pth`
+    files of the installation): not the command's doing, so not counted against it."""
+    out = subprocess.run(
+        [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp,
+        env=_probe_env(tmp),
+    )
+    return set(json.loads(out.stdout))
+
+
 def modules_of(args: list[str], stdin: str, tmp: Path) -> set[str]:
+    """The modules the command imports beyond the interpreter's start."""
     out = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         input=stdin,
@@ -37,10 +56,10 @@ def modules_of(args: list[str], stdin: str, tmp: Path) -> set[str]:
         text=True,
         check=True,
         cwd=tmp,
-        env={"XDG_STATE_HOME": str(tmp / "state"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+        env=_probe_env(tmp),
     )
     line = out.stdout.rsplit("MODULES ", 1)[1]
-    found: list[str] = json.loads(line)
+    found = set(json.loads(line)) - at_start(tmp)
     return {m.split(".")[0] if not m.startswith("turnlens") else m for m in found} | set(found)
 
 
