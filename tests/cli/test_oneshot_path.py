@@ -108,8 +108,10 @@ def test_the_submit_hook_and_the_status_line_import_nothing_they_do_not_use(tmp_
     )
     status = {"session_id": "s", "transcript_path": str(tmp_path / "s.jsonl"), "cwd": str(tmp_path)}
     mods = modules_of(["statusline"], json.dumps(status), tmp_path)
-    assert "turnlens.agents.ledger" in mods
-    unused = NEVER | {"hashlib", "signal", "turnlens.router.settings"}
+    assert "turnlens.agents.ledger" in mods and "turnlens.pipeline.formats.claude_code" in mods
+    # the ledger's frozen turns, the reader's lines and options, the units' directives: records,
+    # not dataclasses (whose import brings `inspect`)
+    unused = NEVER | {"hashlib", "signal", "turnlens.router.settings", "dataclasses", "inspect"}
     assert not (mods & unused), mods & unused
 
 

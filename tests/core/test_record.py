@@ -9,7 +9,8 @@ import pickle
 
 import pytest
 
-from turnlens.core.record import Record
+from turnlens.core.record import MutableRecord, Record
+from turnlens.pipeline.formats.base import SessionInfo, Split
 
 
 class Pair(Record):
@@ -57,3 +58,49 @@ def test_an_unhashable_field_makes_an_unhashable_record_as_in_a_dataclass() -> N
         hash(DataPair({}, 1))
     with pytest.raises(TypeError):
         hash(Pair({}, 1))
+
+
+class Box(MutableRecord):
+    _fields = ("left", "right")
+    __slots__ = _fields
+    left: object
+    right: object
+
+    def __init__(self, left: object, right: object = None) -> None:
+        self.left = left
+        self.right = right
+
+
+@dataclasses.dataclass(slots=True)
+class DataBox:
+    left: object
+    right: object = None
+
+
+def test_a_mutable_record_is_what_a_plain_slotted_dataclass_would_be() -> None:
+    r, d = Box(1, [2]), DataBox(1, [2])
+    assert r == Box(1, [2]) and r != Box(1) and r != d and r != Pair(1, [2])
+    assert repr(r) == repr(d).replace("DataBox", "Box")
+    with pytest.raises(TypeError):
+        hash(d)
+    with pytest.raises(TypeError):
+        hash(r)
+    r.left = d.left = 5
+    assert r.left == 5 and r == Box(5, [2]) and repr(r) == repr(d).replace("DataBox", "Box")
+    del r.right
+    with pytest.raises(AttributeError):
+        r.right  # noqa: B018
+    r.right = [3]
+    assert pickle.loads(pickle.dumps(r)) == r and copy.deepcopy(r) == r and copy.copy(r) == r
+    with pytest.raises(AttributeError):
+        r.other = 1  # type: ignore[attr-defined]
+
+
+def test_the_mutable_records_own_their_defaults() -> None:
+    """A list or counter default is a new one per record (a dataclass's default_factory)."""
+    for a, b in ((SessionInfo(), SessionInfo()), (Split([]), Split([]))):
+        assert a == b and a is not b
+        for name in a._fields:
+            value = getattr(a, name)
+            if isinstance(value, list | dict):
+                assert value is not getattr(b, name)

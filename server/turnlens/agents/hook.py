@@ -89,12 +89,13 @@ def _context(event: str, text: str) -> str:
     return json.dumps(out, ensure_ascii=False)
 
 
-def _ledger(payload: Payload, agent: str, until: float) -> Any:
+def _ledger(payload: Payload, agent: str, until: float, save_later: bool = False) -> Any:
     from turnlens.agents.ledger import Ledger, Unreadable
 
     if not payload.transcript_path:
         raise NoOp("the payload names no transcript_path")
     ledger = Ledger(payload.transcript_path, AGENTS[agent])
+    ledger.save_later = save_later
     try:
         ledger.update(until)
     except Unreadable as exc:
@@ -248,7 +249,11 @@ def statusline_answer(
             slice_ = float(raw) if raw else STATUS_READ_SECONDS
         except ValueError:
             slice_ = STATUS_READ_SECONDS
-        ledger = _ledger(payload, agent, min(ends, time.monotonic() + slice_))
-        return line(ledger, window or window_of(payload), colour_wanted() if colour is None else colour)
+        # the lines read and the new prompt's route are saved together, once
+        ledger = _ledger(payload, agent, min(ends, time.monotonic() + slice_), save_later=True)
+        try:
+            return line(ledger, window or window_of(payload), colour_wanted() if colour is None else colour)
+        finally:
+            ledger.flush()
 
     return status

@@ -20,11 +20,11 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from turnlens.agents import state
 from turnlens.agents.hashes import sha256_hex, text_digest
+from turnlens.core.record import Record
 
 if TYPE_CHECKING:
     from turnlens.pipeline.units import Unit
@@ -70,8 +70,11 @@ class Unreadable(Exception):
     """The session file cannot be read safely (missing, not a regular file, too large)."""
 
 
-@dataclass(frozen=True, slots=True)
-class FrozenTurn:
+class FrozenTurn(Record):
+    """One frozen turn the ledger remembers (a frozen record of a `FrozenRow`)."""
+
+    _fields = ("index", "line", "offset", "role", "kind", "task_class", "words", "digest", "quote")
+    __slots__ = _fields
     index: int  # the unit's number in the session, from 1
     line: int  # 1-based line of the session file
     offset: int  # byte offset of that line
@@ -81,6 +84,22 @@ class FrozenTurn:
     words: int
     digest: str
     quote: str
+
+    def __init__(
+        self,
+        index: int,
+        line: int,
+        offset: int,
+        role: str,
+        kind: str,
+        task_class: str,
+        words: int,
+        digest: str,
+        quote: str,
+    ) -> None:
+        values = (index, line, offset, role, kind, task_class, words, digest, quote)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
     @classmethod
     def from_row(cls, row: FrozenRow) -> FrozenTurn:
@@ -178,6 +197,10 @@ class Ledger:
         self._offsets: dict[int, int] = {}
         self._marked: dict[int, int] = {}  # offsets of lines that may hold a compaction summary
         self._fd = -1
+        # with `save_later`, what changed is written by `flush` (once per call: the status line
+        # reads the new lines and then remembers the new prompt's route in the same file)
+        self.save_later = False
+        self.dirty = False
 
     def update(self, deadline: float, quick: float | None = QUICK_SECONDS) -> None:
         """Read the lines added since the last call until `deadline` (time.monotonic);
@@ -209,7 +232,7 @@ class Ledger:
                 self._classify_deferred(fd, deadline if soon is None else min(deadline, soon))
                 changed = True
             if changed:
-                state.save_session(self.key, data)
+                self.changed()
             # an unfinished last line (no line break yet) is read once it is finished
             self.complete = info.st_size - data["offset"] < 2 or self._only_tail_left(fd, info)
         finally:
@@ -399,6 +422,19 @@ class Ledger:
 
     def save(self) -> None:
         state.save_session(self.key, self.data)
+        self.dirty = False
+
+    def changed(self) -> None:
+        """`data` changed: saved now, or by `flush` with `save_later`."""
+        if self.save_later:
+            self.dirty = True
+        else:
+            self.save()
+
+    def flush(self) -> None:
+        """Save what changed since the last save, if anything did."""
+        if self.dirty:
+            self.save()
 
 
 def _valid_deferred(rows: Any, size: int) -> list[list[Any]]:

@@ -71,7 +71,7 @@ def last_route(ledger: Ledger) -> tuple[str, str | None] | None:
         route = route_of(text)
         found = shown(route), route.effort
     ledger.data["route"] = [last[3], *found]
-    ledger.save()
+    ledger.changed()
     return found
 
 

@@ -6,7 +6,8 @@ and compiles it when the module is imported (about half a millisecond a class), 
 route`, the agent hooks) pays before doing anything. A `Record` subclass names its fields
 in `_fields` (also its `__slots__`) and writes its own `__init__`; equality, hashing, the
 repr, immutability and pickling are the ones a frozen dataclass has (fields compared in
-order, only with an object of the same class).
+order, only with an object of the same class). `MutableRecord` is the same without `frozen`:
+its fields can be set, and it has no hash (as a dataclass with `eq` and not `frozen`).
 """
 
 from __future__ import annotations
@@ -52,3 +53,12 @@ class Record:
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         for name, value in zip(self._fields, state, strict=True):
             object.__setattr__(self, name, value)
+
+
+class MutableRecord(Record):
+    """A record whose fields can be set: equality and repr as a `Record`, no hash."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+    __setattr__ = object.__setattr__  # type: ignore[assignment]  # plain, as any object
+    __delattr__ = object.__delattr__  # type: ignore[assignment]

@@ -11,10 +11,10 @@ silences it, `<!-- turnlens: ignore-file -->` silences the whole document.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from turnlens.core.classes import CLASS_NAMES
+from turnlens.core.record import Record
 
 ROLES: Final = ("user", "assistant", "tool", "system")
 KINDS: Final = (
@@ -84,12 +84,27 @@ class Unit(NamedTuple):
         return self.start + (m.end() if m else 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Directives:
-    pin: str | None = None
-    ignore: bool = False
-    ignore_file: bool = False
-    problems: tuple[str, ...] = ()
+class Directives(Record):
+    """What a unit's `<!-- turnlens: … -->` comments say (a frozen record)."""
+
+    _fields = ("pin", "ignore", "ignore_file", "problems")
+    __slots__ = _fields
+    pin: str | None
+    ignore: bool
+    ignore_file: bool
+    problems: tuple[str, ...]
+
+    def __init__(
+        self,
+        pin: str | None = None,
+        ignore: bool = False,
+        ignore_file: bool = False,
+        problems: tuple[str, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "pin", pin)
+        object.__setattr__(self, "ignore", ignore)
+        object.__setattr__(self, "ignore_file", ignore_file)
+        object.__setattr__(self, "problems", problems)
 
 
 NO_DIRECTIVES: Final = Directives()

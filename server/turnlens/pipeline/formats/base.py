@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from turnlens.core.record import MutableRecord, Record
 from turnlens.pipeline.units import Unit
 
 Edit = tuple[int, int]  # (unchanged prefix length, unchanged suffix length)
@@ -17,21 +17,34 @@ class NotATranscript(ValueError):
     """The text is not in the format asked for (or in none that auto-detection knows)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """Something a reader passed over: a bad line, an unknown record type, a cut last line."""
+class Problem(Record):
+    """Something a reader passed over: a bad line, an unknown record type, a cut last line.
+    (Frozen records, here and below: a reader runs in every one-shot command, which then
+    builds no dataclass.)"""
 
+    _fields = ("line", "message", "severity")
+    __slots__ = _fields
     line: int  # 1-based; 0 when the problem has no line
     message: str
-    severity: str = "warning"  # "warning" | "info"
+    severity: str  # "warning" | "info"
+
+    def __init__(self, line: int, message: str, severity: str = "warning") -> None:
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "severity", severity)
 
 
-@dataclass(frozen=True, slots=True)
-class FormatOptions:
+class FormatOptions(Record):
     """Per-document options a format may read (only `turns` reads the separator)."""
 
-    separator: str = "---TURN---"
-    hide_kinds: tuple[str, ...] = ()
+    _fields = ("separator", "hide_kinds")
+    __slots__ = _fields
+    separator: str
+    hide_kinds: tuple[str, ...]
+
+    def __init__(self, separator: str = "---TURN---", hide_kinds: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "separator", separator)
+        object.__setattr__(self, "hide_kinds", hide_kinds)
 
 
 #: recorded token counts a session file may hold, in the order views show them
@@ -72,22 +85,55 @@ def iso_time(seconds: float | None) -> str | None:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass(slots=True)
-class SessionInfo:
+class SessionInfo(MutableRecord):
     """What a session file records about the session itself, besides its messages: its id, the
     session it is a sub-agent of, when it started and ended, the models that answered, and the
     tokens the API reported. Readers fill it as they go (a streamed file is never held whole);
-    every field stays empty where the file does not say."""
+    every field stays empty where the file does not say. (A record with settable fields.)"""
 
-    title: str | None = None
-    session_id: str | None = None
-    parent_session: str | None = None  # set for a sub-agent's own file (a Task sidechain)
-    started: float | None = None
-    ended: float | None = None
-    models: list[str] = field(default_factory=list)
-    usage: Counter[str] = field(default_factory=Counter)  # USAGE_KEYS → tokens, as recorded
-    usage_source: str | None = None  # where the counts come from, e.g. "message.usage"
-    sidechain_units: int = 0  # units of a sub-agent's conversation inside this file
+    _fields = (
+        "title",
+        "session_id",
+        "parent_session",
+        "started",
+        "ended",
+        "models",
+        "usage",
+        "usage_source",
+        "sidechain_units",
+    )
+    __slots__ = _fields
+    title: str | None
+    session_id: str | None
+    parent_session: str | None  # set for a sub-agent's own file (a Task sidechain)
+    started: float | None
+    ended: float | None
+    models: list[str]
+    usage: Counter[str]  # USAGE_KEYS → tokens, as recorded
+    usage_source: str | None  # where the counts come from, e.g. "message.usage"
+    sidechain_units: int  # units of a sub-agent's conversation inside this file
+
+    def __init__(
+        self,
+        title: str | None = None,
+        session_id: str | None = None,
+        parent_session: str | None = None,
+        started: float | None = None,
+        ended: float | None = None,
+        models: list[str] | None = None,
+        usage: Counter[str] | None = None,
+        usage_source: str | None = None,
+        sidechain_units: int = 0,
+    ) -> None:
+        self.title = title
+        self.session_id = session_id
+        self.parent_session = parent_session
+        self.started = started
+        self.ended = ended
+        self.models = [] if models is None else models
+        self.usage = Counter() if usage is None else usage
+        self.usage_source = usage_source
+        self.sidechain_units = sidechain_units
 
     def see_time(self, value: Any) -> float | None:
         """Widen the session's span to a recorded time; the time, parsed."""
@@ -141,15 +187,30 @@ class SessionInfo:
         }
 
 
-@dataclass(slots=True)
-class Split:
+class Split(MutableRecord):
     """The units of one document, what was passed over, and what a re-split may reuse."""
 
+    _fields = ("units", "problems", "state", "title", "info")
+    __slots__ = _fields
     units: list[Unit]
-    problems: list[Problem] = field(default_factory=list)
-    state: Any = None  # the format's own memo for `resplit`
-    title: str | None = None  # a session title where the file records one
-    info: SessionInfo | None = None  # times, models, recorded tokens, where the file has them
+    problems: list[Problem]
+    state: Any  # the format's own memo for `resplit`
+    title: str | None  # a session title where the file records one
+    info: SessionInfo | None  # times, models, recorded tokens, where the file has them
+
+    def __init__(
+        self,
+        units: list[Unit],
+        problems: list[Problem] | None = None,
+        state: Any = None,
+        title: str | None = None,
+        info: SessionInfo | None = None,
+    ) -> None:
+        self.units = units
+        self.problems = [] if problems is None else problems
+        self.state = state
+        self.title = title
+        self.info = info
 
 
 class Format(Protocol):

@@ -8,9 +8,9 @@ edit only the lines that changed are parsed again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from turnlens.core.record import Record as _Record
 from turnlens.pipeline.formats.base import (
     Edit,
     FormatOptions,
@@ -27,12 +27,21 @@ from turnlens.userfiles import MAX_LINE_BYTES, Overlong
 MAX_LINE_CHARS = 64 * 1024 * 1024  # longer lines are reported and passed over
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(_Record):
+    """One parsed line (a frozen record)."""
+
+    _fields = ("line", "offset", "length", "obj")
+    __slots__ = _fields
     line: int  # 1-based
     offset: int  # document offset of the line's first character
     length: int  # characters in the line, without its line break
     obj: Any  # the parsed line; its JStr spans are relative to the line
+
+    def __init__(self, line: int, offset: int, length: int, obj: Any) -> None:
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "length", length)
+        object.__setattr__(self, "obj", obj)
 
 
 _BAD = object()
