@@ -47,6 +47,17 @@ MODULE_PATTERNS = (
     ("turnlens.learn.features", "_CODE_LINE", 0),
     ("turnlens.router.resolve", "_FRONTMATTER_EFFORT", re.MULTILINE | re.IGNORECASE),
     ("turnlens.router.resolve", "_LEADING_DIRECTIVES", re.IGNORECASE),
+    ("turnlens.learn.features", "_DIGIT", 0),
+    # the session readers' (the status line and the hooks read a session file)
+    ("turnlens.pipeline.units", "_DIRECTIVE", re.IGNORECASE),
+    ("turnlens.pipeline.units", "_BLANK_PREFIX", 0),
+    ("turnlens.pipeline.formats", "_MAYBE_MARKER", re.IGNORECASE | re.MULTILINE),
+    ("turnlens.pipeline.formats.claude_code", "_INJECTED", 0),
+    ("turnlens.pipeline.formats.claude_code", "_COMMAND", 0),
+    ("turnlens.pipeline.formats.claude_code", "_COMMAND_OUTPUT", 0),
+    ("turnlens.pipeline.formats.jsonspan", "_LITERAL", re.DOTALL),
+    ("turnlens.pipeline.formats.jsonspan", "_SPACE", 0),
+    ("turnlens.pipeline.formats.jsonspan", "_LONE_SURROGATE", 0),
 )
 
 

@@ -46,7 +46,7 @@ MAX_TOKENS = 400
 # a text with more tokens keeps its first MAX_TOKENS - TAIL_TOKENS and its last TAIL_TOKENS
 TAIL_TOKENS = 100
 
-_DIGIT = re.compile(r"[1-9]")
+_DIGIT = compile_re(r"[1-9]")
 _DIGIT_TABLE = str.maketrans("123456789", "000000000")
 # Chinese and Japanese write words without spaces: each ideograph or kana is a token of its
 # own, so that the word bigrams are the script's two-character words ("合并", "回滚")

@@ -14,6 +14,7 @@ import re
 from typing import Final, NamedTuple
 
 from turnlens.core.classes import CLASS_NAMES
+from turnlens.core.prebuilt import compile_re
 from turnlens.core.record import Record
 
 ROLES: Final = ("user", "assistant", "tool", "system")
@@ -38,8 +39,8 @@ ASIDE_KINDS: Final = frozenset({"injected", "command"})
 # opener is tried once and scans only to the next opener or closer: linear in the text, where
 # `[ \t]*(.*?)[ \t]*-->` backtracked cubically on `<!-- turnlens:` + spaces without a closer.
 DIRECTIVE_BODY = r"(?:[^\n<-]++|<(?!!--)|-(?!->))*+"
-_DIRECTIVE = re.compile(rf"<!--[ \t]*+turnlens:({DIRECTIVE_BODY})-->", re.IGNORECASE)
-_BLANK_PREFIX = re.compile(r"[ \t\r\n\f\v]*")
+_DIRECTIVE = compile_re(rf"<!--[ \t]*+turnlens:({DIRECTIVE_BODY})-->", re.IGNORECASE)
+_BLANK_PREFIX = compile_re(r"[ \t\r\n\f\v]*")
 
 
 class Unit(NamedTuple):

@@ -10,6 +10,8 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from turnlens.core.prebuilt import compile_re
+
 if TYPE_CHECKING:
     from turnlens.pipeline.formats.base import (
         Edit,
@@ -151,7 +153,7 @@ CHAT_ROLE = (
 )
 # What every one of those markers starts its line with: without such a line a Markdown chat's
 # `detect` answers 0 (markdown_chat matches `_HEADING`, `_SPECSTORY`, `_LABEL` at line starts).
-_MAYBE_MARKER = re.compile(
+_MAYBE_MARKER = compile_re(
     rf"^(?:[ ]{{0,3}}#{{1,6}}[ \t]+(?:\*\*|__)?|\*\*|__|_\*\*){CHAT_ROLE}", re.I | re.M
 )
 

@@ -20,10 +20,10 @@ and its parent's `sessionId`.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from turnlens.core.prebuilt import compile_re
 from turnlens.pipeline.formats.base import Problem, SessionInfo
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
 from turnlens.pipeline.formats.jsonspan import JStr, clean, plain
@@ -37,7 +37,7 @@ _QUIET = frozenset(
 # text the client puts into the user's message: an editor's selection or open file, reminders,
 # hook output, interruption notes. A block that starts with one of these is `injected`.
 # all used with `match`; `\A\s*+` keeps a search from rescanning a run of blanks at each start
-_INJECTED = re.compile(
+_INJECTED = compile_re(
     r"\A\s*+(?:<(?:ide_selection|ide_opened_file|ide_diagnostics|system-reminder|user-prompt-submit-hook"
     r"|task-notification|local-command-caveat|user-memory-input)>"
     r"|\[Request interrupted by user[^\]]*\]"
@@ -45,11 +45,11 @@ _INJECTED = re.compile(
 )
 # a slash command (`<command-name>/model</command-name>` + message + args), `!` shell input, and
 # what either printed: `command`
-_COMMAND = re.compile(
+_COMMAND = compile_re(
     r"\A\s*+<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr"
     r"|bash-input|bash-stdout|bash-stderr)>"
 )
-_COMMAND_OUTPUT = re.compile(r"\A\s*+<(?:local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>")
+_COMMAND_OUTPUT = compile_re(r"\A\s*+<(?:local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>")
 # units held while a summary line waits to learn whether its leaf is in this file
 MAX_HELD_CHARS = 16 * 1024 * 1024
 

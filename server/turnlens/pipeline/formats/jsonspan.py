@@ -19,20 +19,22 @@ import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from turnlens.core.prebuilt import compile_re
+
 # possessive repeats: no backtracking state is kept per character of a string
-_LITERAL = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_LITERAL = compile_re(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 
 #: how deep arrays and objects may nest in a session file (real ones stay under 20)
 MAX_DEPTH = 200
 
 
 _DECODER = json.JSONDecoder()
-_SPACE = re.compile(r"[ \t\n\r]*")
+_SPACE = compile_re(r"[ \t\n\r]*")
 #: a byte-order mark some editors write at the start of a file: not content
 BOM = "\ufeff"
 # `"\ud800"` is valid JSON, but a lone surrogate is no character: UTF-8 cannot encode it, so
 # Parquet, HTML and the terminal refuse it. Decoded strings carry U+FFFD in its place.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = compile_re(r"[\ud800-\udfff]")  # `re` reads the escapes: the same class
 
 
 def clean(text: str) -> str:
