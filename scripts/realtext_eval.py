@@ -263,6 +263,39 @@ def measure_prompts(
     return out
 
 
+def task_logits(
+    loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any]
+) -> dict[str, tuple[Any, list[tuple[list[float], int, str]]]]:
+    """Per task, its model and every gold row's raw logits, gold index and language: what
+    `fit` and `crossfit` calibrate on. Session units are left out (their kind limits the
+    classes, the probabilities follow); prompts are read without their directive."""
+    from turnlens.learn.infer import feature_pack, featurize
+    from turnlens.learn.model import packaged_model
+    from turnlens.router.labeler import strip_directive
+
+    by_task: dict[str, list[Item]] = {}
+    for name, items in loaded:
+        task = "labels" if "prompts" in name else "classes"
+        by_task.setdefault(task, []).extend(it for it in items if it.kind is None)
+    out: dict[str, tuple[Any, list[tuple[list[float], int, str]]]] = {}
+    for task, items in by_task.items():
+        model = models.get(task) or packaged_model(task)
+        enc = models.get("encoder") if task == "labels" else None
+        if enc is not None:
+            model = enc.model
+        pack = feature_pack(model.pack)
+        data: list[tuple[list[float], int, str]] = []
+        for it in items:
+            if it.label not in model.classes:
+                continue
+            text = strip_directive(it.text) if task == "labels" else it.text
+            feats, result = featurize(text, pack)
+            logits = enc.logits(text, result) if enc is not None else model.logits(feats)
+            data.append((logits, model.classes.index(it.label), it.lang))
+        out[task] = (model, data)
+    return out
+
+
 def fit(
     loaded: Sequence[tuple[str, Sequence[Item]]],
     models: dict[str, Any],
@@ -273,30 +306,11 @@ def fit(
     """Each task's model and the temperature (and, with `offsets`, the per-class offsets)
     fitted on the given sets' raw logits."""
     from turnlens.learn.calibrate import fit_calibration, fit_temperature
-    from turnlens.learn.infer import feature_pack, featurize
-    from turnlens.learn.model import packaged_model
-    from turnlens.router.labeler import strip_directive
 
-    by_task: dict[str, list[Item]] = {}
-    for name, items in loaded:
-        task = "labels" if "prompts" in name else "classes"
-        # session units are left out: their kind limits the classes, the probabilities follow
-        by_task.setdefault(task, []).extend(it for it in items if it.kind is None)
     out = {}
-    for task, items in by_task.items():
-        model = models.get(task) or packaged_model(task)
-        enc = models.get("encoder") if task == "labels" else None
-        if enc is not None:
-            model = enc.model
-        pack = feature_pack(model.pack)
-        rows, gold = [], []
-        for it in items:
-            if it.label not in model.classes:
-                continue
-            text = strip_directive(it.text) if task == "labels" else it.text
-            feats, result = featurize(text, pack)
-            rows.append(enc.logits(text, result) if enc is not None else model.logits(feats))
-            gold.append(model.classes.index(it.label))
+    for task, (model, data) in task_logits(loaded, models).items():
+        rows = [logits for logits, _, _ in data]
+        gold = [g for _, g, _ in data]
         if offsets:
             out[task] = (model, *fit_calibration(rows, gold, penalty=penalty))
         else:
@@ -316,31 +330,10 @@ def crossfit(
     import math
 
     from turnlens.learn.calibrate import fit_calibration, fit_temperature
-    from turnlens.learn.infer import feature_pack, featurize
     from turnlens.learn.metrics import calibration_error
-    from turnlens.learn.model import packaged_model
-    from turnlens.router.labeler import strip_directive
 
-    by_task: dict[str, list[Item]] = {}
-    for name, items in loaded:
-        by_task.setdefault("labels" if "prompts" in name else "classes", []).extend(
-            it for it in items if it.kind is None
-        )
     out: dict[str, dict[str, Any]] = {}
-    for task, items in by_task.items():
-        model = models.get(task) or packaged_model(task)
-        enc = models.get("encoder") if task == "labels" else None
-        if enc is not None:
-            model = enc.model
-        pack = feature_pack(model.pack)
-        data = []
-        for it in items:
-            if it.label not in model.classes:
-                continue
-            text = strip_directive(it.text) if task == "labels" else it.text
-            feats, result = featurize(text, pack)
-            logits = enc.logits(text, result) if enc is not None else model.logits(feats)
-            data.append((logits, model.classes.index(it.label), it.lang))
+    for task, (model, data) in task_logits(loaded, models).items():
         answers: dict[str, list[Outcome]] = {"raw": [], "temperature": [], "temperature+offsets": []}
         for f in range(folds):
             train = [d for i, d in enumerate(data) if i % folds != f]
