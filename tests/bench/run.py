@@ -611,16 +611,14 @@ def throughput_plot(path: Path) -> bool:
     bash = [(p.size, p.size / MB / statistics.median(p.bash)) for p in sweep.LAST.points if p.bash]
     if bash:
         ax.plot([b[0] for b in bash], [b[1] for b in bash], "d:", label="SE-029 bash script (whole process)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("transcript size (bytes)")
-    ax.set_ylabel("throughput (MB/s, median)")
-    ax.set_title("Classification throughput against input size")
-    ax.grid(True, which="both", linewidth=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    sweep.finish_log_plot(
+        fig,
+        ax,
+        path,
+        "transcript size (bytes)",
+        "throughput (MB/s, median)",
+        "Classification throughput against input size",
+    )
     return True
 
 

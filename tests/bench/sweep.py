@@ -315,17 +315,32 @@ def plot(data: SweepData, path: Path) -> bool:
         )
     if data.python_start is not None:
         ax.axhline(data.python_start * 1e3, color="tab:green", linewidth=0.8, label="python -c pass")
+    finish_log_plot(
+        fig,
+        ax,
+        path,
+        "input size (bytes)",
+        "wall time (ms, median)",
+        "Whole-process classify time against input size",
+    )
+    return True
+
+
+def finish_log_plot(fig: Any, ax: Any, path: Path, xlabel: str, ylabel: str, title: str) -> None:
+    """Log-log axes, labels, grid and legend, then the figure written to `path` and closed
+    (the look every benchmark plot shares)."""
+    import matplotlib.pyplot as plt
+
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("input size (bytes)")
-    ax.set_ylabel("wall time (ms, median)")
-    ax.set_title("Whole-process classify time against input size")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.grid(True, which="both", linewidth=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-    return True
 
 
 def _by_way(data: SweepData) -> list[SweepPoint]:
