@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from turnlens.cli.common import UsageError
+
+if TYPE_CHECKING:
+    from turnlens.lsp.handshake import Handshake
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         )
         sys.stderr.flush()
     _return_large_blocks()
+    # an editor waits for the answer to `initialize` before anything else: give it before the
+    # imports below, which are most of the start-up (see lsp/handshake.py)
+    handshake = _early_handshake() if host is None and not at_terminal else None
     # Importing lsprotocol and pygls makes ~600 classes and a million objects; the cyclic
     # garbage collector would walk them all again and again meanwhile (a fifth of the start-up
     # time). run_server freezes what the imports made and turns collection back on.
@@ -48,13 +55,36 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     from turnlens.lsp.run import run_server
 
-    code = run_server(host=host, port=port, log_level=args.log_level, log_file=args.log_file)
+    code = run_server(
+        host=host, port=port, log_level=args.log_level, log_file=args.log_file, handshake=handshake
+    )
     # an editor that leaves without `shutdown` is an error (LSP: exit 1); a person at a
     # terminal who presses Ctrl-D has simply quit
     return 0 if at_terminal else code
 
 
 MMAP_THRESHOLD = 4 << 20
+
+
+def _early_handshake() -> Handshake | None:
+    """Read (and, when sure, answer) the first message now, where stdin is a pipe or a socket
+    that the server's event loop will watch; elsewhere the server reads everything itself."""
+    import os
+    import stat
+
+    if os.name != "posix" or sys.platform in ("emscripten", "wasi"):
+        return None
+    try:
+        fd_in, fd_out = sys.stdin.fileno(), sys.stdout.fileno()
+        mode = os.fstat(fd_in).st_mode
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    from turnlens.lsp.handshake import answer_initialize
+
+    sys.stdout.flush()
+    return answer_initialize(fd_in, fd_out)
 
 
 def _return_large_blocks() -> None:

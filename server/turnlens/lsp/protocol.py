@@ -9,6 +9,8 @@
 - Requests whose params cannot be read get an InvalidParams error response
   instead of no response at all.
 - Code lens answers are plain JSON values (see RAW_RESULTS).
+- An `initialize` the process answered before pygls was imported (handshake.py) is handled
+  as ever, but its answer is compared with the one sent instead of being sent twice.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import json
 import logging
 import os
 import uuid
@@ -26,7 +29,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol, lsp_method
-from pygls.protocol.json_rpc import JsonRPCResponseMessage
+from pygls.protocol.json_rpc import JsonRPCProtocol, JsonRPCResponseMessage
 
 log = logging.getLogger("turnlens")
 
@@ -64,6 +67,9 @@ def _output_lost(exc: BaseException) -> None:
 
 
 class TurnLensProtocol(LanguageServerProtocol):
+    # the response already sent to the first `initialize` (handshake.py), until it is handled
+    early_answer: dict[str, Any] | None = None
+
     def set_writer(self, writer: Any, include_headers: bool = True) -> None:  # type: ignore[override]
         super().set_writer(_GuardedWriter(writer), include_headers)
 
@@ -71,6 +77,22 @@ class TurnLensProtocol(LanguageServerProtocol):
         if method in RAW_RESULTS:
             return JsonRPCResponseMessage
         return super().get_result_type(method)
+
+    # -- the early initialize answer ---------------------------------------------------
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        early = self.early_answer
+        if early is None or type(msg_id) is not type(early["id"]) or msg_id != early["id"]:
+            super()._send_response(msg_id, result, error)
+            return
+        self.early_answer = None
+        if error is not None:
+            log.error("initialize was answered at start, but the server's answer is an error: %s", error)
+            return
+        response_type = self._result_types.pop(msg_id, JsonRPCResponseMessage)
+        response = response_type(id=msg_id, result=result, jsonrpc=JsonRPCProtocol.VERSION)
+        own = json.loads(json.dumps(response, default=self._serialize_message))
+        if own != early:
+            log.error("initialize was answered at start otherwise than the server answers it: %s", own)
 
     # -- hardening --------------------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:

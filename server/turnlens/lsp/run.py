@@ -11,6 +11,7 @@ import sys
 from lsprotocol import types
 
 from turnlens.core.engine import prefer_memory
+from turnlens.lsp.handshake import Handshake
 from turnlens.lsp.server import TurnLensServer, build_server
 
 log = logging.getLogger("turnlens")
@@ -66,10 +67,15 @@ class ClientLogHandler(logging.Handler):
 
 
 def run_server(
-    host: str | None, port: int | None, log_level: str = "WARNING", log_file: str | None = None
+    host: str | None,
+    port: int | None,
+    log_level: str = "WARNING",
+    log_file: str | None = None,
+    handshake: Handshake | None = None,
 ) -> int:
     """Logs go to stderr at `log_level` (warnings by default), to the client at INFO and up
-    (or lower, when asked), and to `log_file` at `log_level`."""
+    (or lower, when asked), and to `log_file` at `log_level`. Over stdio, `handshake` is what
+    the process read (and answered) before the server was built."""
     level = logging.getLevelName(log_level)
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(level)
@@ -102,7 +108,7 @@ def run_server(
             _announce_port(server, host)
         server.start_tcp(host, port)
     else:
-        server.start_io()
+        server.start_io(handshake=handshake)
     # LSP: 0 after a shutdown request, 1 when the client left (exit or EOF) without one
     return 0 if getattr(server.protocol, "_shutdown", False) else 1
 

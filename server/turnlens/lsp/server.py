@@ -23,6 +23,7 @@ from turnlens.core.engine import take_switched_off
 from turnlens.core.rules import RulePack, builtin_pack
 from turnlens.lsp.config import SettingsSources
 from turnlens.lsp.documents import DocState, folder_of, is_excluded
+from turnlens.lsp.handshake import Handshake
 from turnlens.lsp.protocol import TurnLensProtocol
 from turnlens.lsp.settings import Settings
 from turnlens.lsp.textdoc import Document
@@ -86,8 +87,9 @@ class TurnLensServer(LanguageServer):
         self._trimmed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve over stdin/stdout, the event loop reading stdin (see `transport`)."""
+    def start_io(self, stdin: Any = None, stdout: Any = None, handshake: Handshake | None = None) -> None:
+        """Serve over stdin/stdout, the event loop reading stdin (see `transport`), after what
+        the process read and answered before the server was built (`handshake`)."""
         from pygls import IS_WASM
 
         if IS_WASM:
@@ -95,7 +97,7 @@ class TurnLensServer(LanguageServer):
             return
         from turnlens.lsp.transport import serve_stdio
 
-        serve_stdio(self, stdin, stdout)
+        serve_stdio(self, stdin, stdout, handshake)
 
     # -- client facts ------------------------------------------------------------
     @property
