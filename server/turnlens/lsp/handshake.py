@@ -248,7 +248,10 @@ def answer_initialize(fd_in: int, fd_out: int) -> Handshake:
         return Handshake(consumed, None)
     payload = json.dumps(answer).encode("utf-8")
     header = f"Content-Length: {len(payload)}\r\nContent-Type: {CONTENT_TYPE}\r\n\r\n"
-    _write_all(fd_out, header.encode("ascii") + payload)
+    try:
+        _write_all(fd_out, header.encode("ascii") + payload)
+    except OSError:  # the client closed our output: the full server finds it so, and exits
+        return Handshake(consumed, None)
     return Handshake(consumed, answer)
 
 
