@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.lsp.test_initialize_cache import pygls_answer, pygls_session
+from turnlens.lsp import handshake
 
 from .rawlsp import RawServer, encode, frame, server_env
 
@@ -252,3 +256,53 @@ def test_a_socket_for_stdin_takes_the_early_path(tmp_path: Path) -> None:
     assert [m["id"] for m in responses] == [1, 2]
     assert responses[0] == pygls_answer(INIT_PARAMS, 1)
     assert "answered at start" not in stderr
+
+
+def _read_first_of(chunks: list[bytes], close: bool = True) -> tuple[bytes, bytes | None]:
+    """handshake.read_first over a pipe the chunks are written to one by one, from a thread."""
+    read_end, write_end = os.pipe()
+
+    def writer() -> None:
+        for chunk in chunks:
+            os.write(write_end, chunk)
+            time.sleep(0.001)  # separate reads, not a timing assertion
+        if close:
+            os.close(write_end)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        return handshake.read_first(read_end)
+    finally:
+        thread.join()
+        os.close(read_end)
+        if not close:
+            os.close(write_end)
+
+
+def test_a_first_message_in_pieces_is_read_whole_and_what_follows_is_kept() -> None:
+    data = _initialize("a") + encode({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    first_len = len(_initialize("a"))
+    pieces = [data[:5], data[5:20], data[20 : first_len - 3], data[first_len - 3 :]]
+    consumed, body = _read_first_of(pieces)
+    assert body == _initialize("a").partition(b"\r\n\r\n")[2]
+    assert data.startswith(consumed) and len(consumed) >= first_len
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _initialize()[:-10],  # the client left mid-body
+        b"Content-Length: 10\r\n",  # ... or mid-headers
+        b"X" * (handshake.MAX_HEADER_BYTES + 100),  # no end of headers
+        b"content-length: 2\r\n\r\n{}",  # not as pygls spells it
+        b"Content-Length: %d\r\n\r\n" % (handshake.MAX_BODY_BYTES + 1),  # too long to take early
+        b"Content-Length: 0\r\n\r\n",
+        b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+        b"Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-16\r\n\r\n{}",
+    ],
+)
+def test_first_bytes_left_to_the_server_are_all_handed_on(data: bytes) -> None:
+    consumed, body = _read_first_of([data])
+    assert body is None
+    assert consumed == data
