@@ -87,9 +87,12 @@ def type_table() -> dict[str, Any]:
     return dict(sorted(classes.items()))
 
 
-def pygls_session(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def pygls_session(
+    messages: list[dict[str, Any]], early: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """What the real server (pygls and TurnLens's handlers, in-process) sends back for
-    `messages`, each read as the server's reader reads one."""
+    `messages`, each read as the server's reader reads one; `early`: the answer the process
+    gave to initialize before the server was built."""
     from turnlens.lsp.server import build_server
 
     server = build_server()
@@ -104,6 +107,7 @@ def pygls_session(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     protocol = server.protocol
     protocol.set_writer(Out())
+    protocol.early_answer = early  # type: ignore[attr-defined]
     for message in messages:
         try:
             parsed = json.loads(json.dumps(message).encode(), object_hook=protocol.structure_message)
@@ -243,6 +247,23 @@ def test_early_answer_never_differs_from_pyglss() -> None:
         answered += 1
         assert early == pygls_answer(params, 3), params
     assert answered > 50 and refused > 50  # both sides were exercised
+
+
+def test_the_servers_own_answer_is_compared_not_sent(caplog: pytest.LogCaptureFixture) -> None:
+    params = _params("visual-studio-code", **ROOT)
+    message = {"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": params}
+    early = handshake.answer_for(json.dumps(message).encode())
+    assert early is not None
+    shutdown = {"jsonrpc": "2.0", "id": 6, "method": "shutdown"}
+    sent = pygls_session([message, shutdown], early)
+    assert [m["id"] for m in sent if "id" in m] == [6]  # initialize's was not sent twice
+    assert "answered at start" not in caplog.text
+    # were the early answer ever to differ, the log says so
+    wrong = copy.deepcopy(early)
+    wrong["result"]["capabilities"]["hoverProvider"] = False
+    sent = pygls_session([message, shutdown], wrong)
+    assert [m["id"] for m in sent if "id" in m] == [6]
+    assert "answered at start otherwise than the server answers it" in caplog.text
 
 
 @pytest.mark.parametrize(
