@@ -235,7 +235,19 @@ def test_early_answer_never_differs_from_pyglss() -> None:
     """Whatever the early path answers, pygls answers alike (and what it leaves, pygls answers
     its own way: an error, or a success the early path was not sure of)."""
     rng = random.Random(26)
-    bases = [_params("visual-studio-code", **ROOT), _params("neovim", **ROOT)]
+    options = {
+        "settings": {
+            "debounceMs": 0,
+            "turnSeparator": "^---TURN---$",
+            "exclude": ["**/*.log"],
+            "router": {"backend": "rules", "efforts": {"plan": "high"}},
+        },
+        "userSettings": {"router": {"backend": "openai", "endpoint": "http://127.0.0.1:9"}},
+    }
+    bases = [
+        _params("visual-studio-code", initializationOptions=options, **ROOT),
+        _params("neovim", initializationOptions=options, **ROOT),
+    ]
     answered = refused = 0
     for i in range(400):
         params = _mutations(bases[i % 2], rng)
@@ -247,6 +259,12 @@ def test_early_answer_never_differs_from_pyglss() -> None:
         answered += 1
         assert early == pygls_answer(params, 3), params
     assert answered > 50 and refused > 50  # both sides were exercised
+    for _ in range(100):  # any JSON is taken as initializationOptions: TurnLens's handler copes
+        params = {"capabilities": {}, "initializationOptions": _mutations(options, rng)}
+        message = {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": params}
+        early = handshake.answer_for(json.dumps(message).encode())
+        if early is not None:  # refused only when a `jsonrpc` key was put in
+            assert early == pygls_answer(params, 4), params
 
 
 def test_the_servers_own_answer_is_compared_not_sent(caplog: pytest.LogCaptureFixture) -> None:
