@@ -306,3 +306,25 @@ def test_first_bytes_left_to_the_server_are_all_handed_on(data: bytes) -> None:
     consumed, body = _read_first_of([data])
     assert body is None
     assert consumed == data
+
+
+def test_without_its_data_the_early_path_leaves_the_answer_to_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken() -> dict[str, Any]:
+        raise OSError("initialize.json is missing")
+
+    monkeypatch.setattr(handshake, "data", broken)
+    consumed, _ = _read_first_of([_initialize()])
+    read_end, write_end = os.pipe()
+    out_read, out_write = os.pipe()
+    try:
+        os.write(write_end, _initialize())
+        shaken = handshake.answer_initialize(read_end, out_write)
+        assert shaken.answer is None and shaken.consumed == consumed == _initialize()
+        os.set_blocking(out_read, False)
+        with pytest.raises(BlockingIOError):
+            os.read(out_read, 1)  # nothing was written
+    finally:
+        for fd in (read_end, write_end, out_read, out_write):
+            os.close(fd)

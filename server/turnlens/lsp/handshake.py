@@ -2,10 +2,10 @@
 
 Importing `lsprotocol.types` (~560 attrs classes) is most of the server's start-up. An editor
 waits for the `initialize` answer before it sends anything else, so the server reads the first
-message here with the standard library alone and answers it from packaged data
-(`initialize.json`, generated from the real server: tests/lsp/test_initialize_cache.py),
-then builds the full server while the client sends `initialized` and opens documents; those
-wait in the pipe and are read in order.
+message here with the standard library (and pygls's `uris`, which needs no more) and answers
+it from packaged data (`initialize.json`, generated from the real server:
+tests/lsp/test_initialize_cache.py), then builds the full server while the client sends
+`initialized` and opens documents; those wait in the pipe and are read in order.
 
 The full server then handles the very same `initialize` message, so its state (client
 capabilities, position encoding, workspace folders, settings) is what it always was; only its
@@ -243,7 +243,10 @@ def answer_initialize(fd_in: int, fd_out: int) -> Handshake:
     """Read the first message from `fd_in`; answer it on `fd_out` when it is an initialize
     request this module is sure of. Everything read is handed on."""
     consumed, body = read_first(fd_in)
-    answer = answer_for(body) if body is not None else None
+    try:
+        answer = answer_for(body) if body is not None else None
+    except Exception:  # a speed-up only: whatever goes wrong here, the full server answers
+        answer = None
     if answer is None:
         return Handshake(consumed, None)
     payload = json.dumps(answer).encode("utf-8")
