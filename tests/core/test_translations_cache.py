@@ -29,7 +29,7 @@ def expected() -> dict[str, object]:
                 continue
             t = translate(rule.pattern, rule.ignore_case, wide=True)
             patterns[cache_key(rule.pattern, rule.ignore_case)] = (
-                [t.pattern, t.exact, t.exact_any] if t else None
+                [t.pattern, t.exact, t.exact_any, t.counts_runs] if t else None
             )
     return {
         "about": "RE2 set translations (wide form) of the shipped rule packs; "

@@ -237,13 +237,16 @@ class _SetRule:
     translation widened no class); otherwise `find` confirms the hit with `re`.
     """
 
-    __slots__ = ("bounded", "compiled", "exact", "exact_any", "pattern", "rx2")
+    __slots__ = ("alone", "bounded", "compiled", "exact", "exact_any", "pattern", "rx2")
 
-    def __init__(self, compiled: _Compiled, pattern: str, exact: bool, exact_any: bool) -> None:
+    def __init__(
+        self, compiled: _Compiled, pattern: str, exact: bool, exact_any: bool, counts_runs: bool = False
+    ) -> None:
         self.compiled = compiled
         self.pattern = pattern
         self.exact = exact
         self.exact_any = exact_any
+        self.alone = counts_runs  # in an RE2 set of its own (see `_build_set`)
         self.bounded = _has_bounds(compiled.rule)
         self.rx2: Any = None
 
@@ -323,12 +326,12 @@ class _PackMatcher:
                 in_set.append((i, _SetRule(c, *t)))
         if not in_set:
             return
-        rset, refused = _build_set([r.pattern for _, r in in_set])
+        rset, refused = _build_set([r.pattern for _, r in in_set], [r.alone for _, r in in_set])
         if refused:  # rare: RE2 would not take a pattern; it stays on `re`
             outside.extend((in_set[k][0], in_set[k][1].compiled) for k in refused)
             outside.sort(key=_first)
             in_set = [r for k, r in enumerate(in_set) if k not in set(refused)]
-            rset, _ = _build_set([r.pattern for _, r in in_set])
+            rset, _ = _build_set([r.pattern for _, r in in_set], [r.alone for _, r in in_set])
         self.set = rset
         self.in_set = tuple(r for _, r in in_set)
         self.set_index = tuple(i for i, _ in in_set)
@@ -506,11 +509,17 @@ def _compile_set(patterns: list[str]) -> Any:
     return rset
 
 
-def _build_set(patterns: list[str]) -> tuple[_RuleSets, list[int]]:
-    """Sets over `patterns`, and the indices of patterns RE2 would not take (they stay on `re`)."""
-    groups = [
-        list(range(i, min(i + SET_PATTERNS, len(patterns)))) for i in range(0, len(patterns), SET_PATTERNS)
-    ]
+def _build_set(patterns: list[str], alone: Sequence[bool] = ()) -> tuple[_RuleSets, list[int]]:
+    """Sets over `patterns`, and the indices of patterns RE2 would not take (they stay on `re`).
+
+    A pattern marked `alone` (a bounded count of unbounded runs, `Translation.counts_runs`)
+    gets a set of its own: in a set with others, the DFA's states are the products of its
+    counts and their states, the cache fills and RE2 rebuilds it over and over (the label
+    pack's sets of 28 ran at ~4 MB/s under an 8 MB budget, ~100 MB/s with two such
+    patterns on their own)."""
+    shared = [i for i in range(len(patterns)) if not (alone and alone[i])]
+    groups = [shared[i : i + SET_PATTERNS] for i in range(0, len(shared), SET_PATTERNS)]
+    groups += [[i] for i in range(len(patterns)) if alone and alone[i]]
     refused: list[int] = []
     sets: list[tuple[Any, list[int]]] = []
     for group in groups:
@@ -527,7 +536,8 @@ def _build_set(patterns: list[str]) -> tuple[_RuleSets, list[int]]:
     return _RuleSets(sets), sorted(refused)
 
 
-SetTranslation = tuple[str, bool, bool]  # RE2 pattern (wide form), exact on ASCII, exact on any text
+# RE2 pattern (wide form), exact on ASCII, exact on any text, counts runs (a set of its own)
+SetTranslation = tuple[str, bool, bool, bool]
 _KNOWN_SETS: dict[str, SetTranslation | None] | None = None
 
 
@@ -543,7 +553,8 @@ def _known_translations() -> dict[str, SetTranslation | None]:
         try:
             raw = json.loads(read_packaged("turnlens.core.packs", "translations.json"))
             _KNOWN_SETS = {
-                k: (str(v[0]), bool(v[1]), bool(v[2])) if v else None for k, v in raw["patterns"].items()
+                k: (str(v[0]), bool(v[1]), bool(v[2]), bool(v[3])) if v else None
+                for k, v in raw["patterns"].items()
             }
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             _KNOWN_SETS = {}
@@ -559,7 +570,7 @@ def set_translation(pattern: str, ignore_case: bool) -> SetTranslation | None:
     from turnlens.core.translate import translate
 
     t = translate(pattern, ignore_case, wide=True)
-    return None if t is None else (t.pattern, t.exact, t.exact_any)
+    return None if t is None else (t.pattern, t.exact, t.exact_any, t.counts_runs)
 
 
 def _set_input(text: str) -> bytes | None:

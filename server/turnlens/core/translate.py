@@ -37,6 +37,9 @@ _SPACE = (
 )
 _REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT}
 _MAX_COUNT = 1000
+# a group holding an unbounded repeat, repeated up to this many times or more, marks
+# `Translation.counts_runs` (`([\w-]+[ \t]+){0,2}` is mild)
+_COUNTED_RUNS = 3
 
 
 class Untranslatable(Exception):
@@ -49,6 +52,10 @@ class Translation:
     exact: bool
     # exact on every text, not only on ASCII (the wide form widened no class)
     exact_any: bool = True
+    # a bounded count of unbounded runs, as `(\w+ ){0,4}`: a DFA must count, for every
+    # place a match may have started, how many runs it has passed, so its states multiply
+    # with those of every other pattern of a set (the engine gives it a set of its own)
+    counts_runs: bool = False
 
 
 # Word characters and digits: Unicode classes, or (wide form) ASCII plus, where a
@@ -75,6 +82,8 @@ class _Translator:
         self.exact = True
         self.wide = wide
         self.widened = False
+        self.unbounded = 0  # unbounded repeats translated so far
+        self.counts_runs = False
 
     def word(self, *, included: bool) -> str:
         """The body of a class of word characters, where a class includes or excludes them."""
@@ -151,9 +160,13 @@ class _Translator:
                 self.exact = False
             if lo > _MAX_COUNT or (hi is not _c.MAXREPEAT and hi > _MAX_COUNT):
                 raise Untranslatable("a repeat count above 1000")
+            runs = self.unbounded
             body = self.seq(inner)
             if hi is _c.MAXREPEAT:
+                self.unbounded += 1
                 return f"(?:{body}){{{lo},}}"
+            if hi >= _COUNTED_RUNS and self.unbounded > runs:
+                self.counts_runs = True
             return f"(?:{body}){{{lo},{hi}}}"
         if op in (_c.ASSERT, _c.ASSERT_NOT):
             # a lookaround narrows matches; leaving it out only widens them
@@ -311,4 +324,4 @@ def translate(pattern: str, ignore_case: bool, *, wide: bool = False) -> Transla
     except Untranslatable:
         return None
     prefix = "(?m)" + ("(?i)" if (ignore_case or flags & re.IGNORECASE) else "")
-    return Translation(prefix + body, t.exact, t.exact and not t.widened)
+    return Translation(prefix + body, t.exact, t.exact and not t.widened, t.counts_runs)
