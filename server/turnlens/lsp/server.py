@@ -8,7 +8,7 @@ import asyncio
 import logging
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +36,9 @@ from turnlens.router.settings import RouterSettings
 log = logging.getLogger("turnlens")
 
 Listener = Callable[["TurnLensServer", DocState], None]
+# a listener's work in bounded steps (it yields between them), for the publish once a long
+# document's labels are final: requests are answered between the steps
+Stager = Callable[["TurnLensServer", DocState], Iterator[None]]
 # told of the final answers a refinement slice gave (a view prepares what it will publish)
 Preparer = Callable[["TurnLensServer", DocState, list[UnitResult]], None]
 TRIM_AFTER_UNITS = 500
@@ -82,6 +85,7 @@ class TurnLensServer(LanguageServer):
             )
         )
         self.listeners: list[Listener] = []
+        self.stagers: dict[Listener, Stager] = {}
         self.preparers: list[Preparer] = []
         self._said: set[str] = set()
         self._trimmed = 0.0
@@ -306,6 +310,31 @@ class TurnLensServer(LanguageServer):
             except Exception:
                 log.exception("a view failed to update for %s", state.doc.uri)
 
+    async def _tell_views_in_steps(self, state: DocState) -> bool:
+        """`_tell_views`, a turn of the loop before each view and between a stager's steps;
+        False when the document changed meanwhile (what is left is not told)."""
+        results = state.results
+        for listener in self.listeners:
+            await asyncio.sleep(0)
+            if not self._still(state, results):
+                return False
+            steps = self.stagers.get(listener)
+            try:
+                if steps is None:
+                    listener(self, state)
+                    continue
+                for _ in steps(self, state):
+                    await asyncio.sleep(0)
+                    if not self._still(state, results):
+                        return False
+            except Exception:
+                log.exception("a view failed to update for %s", state.doc.uri)
+        return True
+
+    def _still(self, state: DocState, results: tuple[UnitResult, ...]) -> bool:
+        """Whether `state` is open, its analysis current and its results still `results`."""
+        return self.documents.get(state.doc.uri) is state and state.fresh and state.results is results
+
     async def _refine(self, state: DocState) -> None:
         """Give the model's answers for a document's quick ones, a bounded slice at a time,
         yielding to the event loop between slices so that requests and edits are answered
@@ -342,9 +371,10 @@ class TurnLensServer(LanguageServer):
             state.refine_first = state.refine_visible = ()
             if not refined and not any(r.provisional for r in state.results):
                 return  # nothing the views showed has changed
-            # all final: publish, in a turn of the loop of its own
+            # all final: the results in one turn of the loop, the views told over the next few
             self._set_results(state, cache.results())
-            self._tell_views(state)
+            if not await self._tell_views_in_steps(state):
+                return  # an edit meanwhile: its analysis published, and refines what is new
             await asyncio.sleep(0)
             # the quick answers, their diagnostics and the publish's JSON are garbage now
             release_memory()

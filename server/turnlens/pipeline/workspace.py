@@ -325,8 +325,10 @@ class Workspace:
     ) -> tuple[tuple[UnitResult, ...], str | None]:
         """The turn being written (the last routed unit) routed by the model back end, if one is
         on: the results with its answer in, or the text still to ask the back end about."""
+        if router.backend == "rules":  # no back end: nothing to look for in 7,553 results
+            return results, None
         live = [r for r in results if not r.unit.ignored and r.route.source != "role"]
-        if not live or router.backend == "rules":
+        if not live:
             return results, None
         last = live[-1]
         text = last.unit.route_text
