@@ -27,7 +27,7 @@ STEP = 40
 
 def _server(sent: list[str]) -> TurnLensServer:
     server = build_server()
-    server.send_json = sent.append  # type: ignore[method-assign]
+    server.send_json = sent.append  # type: ignore[method-assign,assignment]
     server.protocol.notify = lambda *a, **k: None  # type: ignore[method-assign]
     server.client_supports = lambda path: False  # type: ignore[method-assign]
     return server
@@ -105,13 +105,13 @@ def test_the_final_publish_after_refinement_comes_in_steps_and_equals_a_full_ana
 
     async def run() -> DocState:
         state = _open(server)
-        diagnostics.fragments_in_steps = counting  # type: ignore[assignment]
+        diagnostics.fragments_in_steps = counting
         try:
             while state.refining is not None and not state.refining.done():
                 await asyncio.sleep(0)
                 turn[0] += 1
         finally:
-            diagnostics.fragments_in_steps = original  # type: ignore[assignment]
+            diagnostics.fragments_in_steps = original
         return state
 
     state = asyncio.run(run())
