@@ -182,11 +182,13 @@ def classify_many(
     pack: RulePack | None = None,
     pins: Sequence[str | None] | None = None,
     kinds: Sequence[str | None] | None = None,
+    passes: Sequence[Score] | None = None,
 ) -> list[Classification]:
     """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
     of a transcript: a pack without a model shares the rules' answers between texts that fire
     the same rules (`core.classify.classify_rules_many`); with a model only the rule pass is
-    shared (`core.classify.score_many`), and the model reads each distinct text once."""
+    shared (`core.classify.score_many`), and the model reads each distinct text once.
+    `passes`: the texts' rule passes with `pack` (unexplained), when the caller has them."""
     pack = pack or builtin_pack("default")
     texts = list(texts)
     if kinds is not None and len(kinds) != len(texts):
@@ -200,7 +202,10 @@ def classify_many(
         return classify_rules_many(texts, pack, pins)
     from turnlens.learn.scorer import scorer_for
 
-    passes = score_many(texts, pack)
+    if passes is None:
+        passes = score_many(texts, pack)
+    elif len(passes) != len(texts):
+        raise ValueError("classify_many: one rule pass per text")
     predict = scorer_for(model).predict
     users = bool(user_rules(pack))
     seen: dict[tuple[str, str | None], Classification] = {}

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
 from tests.bench.workloads import transcript
 from turnlens.pipeline.analyze import PENDING, UnitCache, UnitResult, analyze
 from turnlens.pipeline.profile import Profile
@@ -68,3 +73,49 @@ def test_below_the_threshold_the_model_answers_at_once() -> None:
     results = cache.analyze(TEXT, Profile(), quick_over=len(TEXT)).results
     assert not cache.pending and not any(r.provisional for r in results)
     assert answers(results) == answers(analyze(TEXT).results)
+
+
+@pytest.fixture
+def passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the rule passes `classify_many` runs itself (`score_many` calls)."""
+    import turnlens.classifier as classifier
+    from turnlens.core.classify import score_many
+
+    runs: list[int] = []
+
+    def counted(texts: Any, pack: Any) -> Any:
+        out = score_many(texts, pack)
+        runs.append(len(out))
+        return out
+
+    monkeypatch.setattr(classifier, "score_many", counted)
+    return runs
+
+
+def test_refining_reuses_the_quick_answers_rule_pass(passes: list[int]) -> None:
+    """The quick answers came from the rule pass the model reads too: refining does not run
+    it again (and answers as one full analysis does, which runs it)."""
+    cache = UnitCache()
+    cache.analyze(TEXT, Profile(), quick_over=1000)
+    while cache.pending:
+        cache.refine(20_000)
+    assert passes == []
+    assert answers(cache.results()) == answers(analyze(TEXT).results)
+    assert passes  # the full analysis ran its own
+
+
+def test_quick_answers_of_another_pack_are_scored_again(passes: list[int]) -> None:
+    from turnlens.core.rules import builtin_pack, with_model
+
+    cache = UnitCache()
+    profile = Profile()
+    cache.analyze(TEXT, profile, quick_over=1000)
+    cache.refine(4_000)
+    other = replace(profile, pack=with_model(builtin_pack("default"), profile.pack.model))
+    assert other.pack is not profile.pack
+    # a small edit with another pack object: the pending quick answers stay (same texts)
+    cache.analyze(TEXT + "\n", other, edit=(len(TEXT), 0), quick_over=1000)
+    while cache.pending:
+        cache.refine(50_000)
+    assert passes
+    assert answers(cache.results()) == answers(analyze(TEXT + "\n", other).results)

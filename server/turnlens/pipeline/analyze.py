@@ -14,6 +14,8 @@ from itertools import chain
 
 from turnlens.classifier import classify, classify_many
 from turnlens.core.classify import Classification, classify_rules_many
+from turnlens.core.engine import Score
+from turnlens.core.rules import RulePack
 from turnlens.pipeline.formats import Edit, Format, NotATranscript, Problem, Split, resolve
 from turnlens.pipeline.formats.base import SessionInfo
 from turnlens.pipeline.formats.jsonl import Line
@@ -67,6 +69,9 @@ class UnitCache:
         self._refine_with: tuple[Profile, RouteFn] | None = None
         self._order: list[tuple[Unit, CacheKey]] = []
         self._index: tuple[list[tuple[Unit, CacheKey]], dict[int, CacheKey]] | None = None
+        # the pack every pending quick answer was made with (None: not one pack): its rule
+        # pass is then the model's input too, and `refine` does not run it again
+        self._quick_pack: RulePack | None = None
 
     def clear(self) -> None:
         self._entries = {}
@@ -77,6 +82,7 @@ class UnitCache:
         self._refine_with = None
         self._order = []
         self._index = None
+        self._quick_pack = None
 
     def analyze(
         self,
@@ -124,6 +130,10 @@ class UnitCache:
                     if ckey in was_pending:  # still the quick answer: refine it later
                         pending[ckey] = (unit, routed)
             order.append((unit, ckey))
+        if pending and self._quick_pack is not pack:
+            self._quick_pack = None  # quick answers of another pack are still pending
+        elif not pending:
+            self._quick_pack = pack
         if missing:
             self.misses += len(missing)
             units = list(missing.values())
@@ -172,8 +182,16 @@ class UnitCache:
                 read += len(ckey[0])
         batch = list(chosen)
         units = [pending[ckey] for ckey in batch]
+        passes = None
+        if self._quick_pack is profile.pack:  # the quick answers' rule pass, not run again
+            quick = [self._entries[ckey][0] for ckey in batch]
+            passes = [Score(c.scores.copy(), c.words, c.lines, c.signals) for c in quick]
         answers = classify_many(
-            [u.text for u, _ in units], profile.pack, [u.pin for u, _ in units], [u.kind for u, _ in units]
+            [u.text for u, _ in units],
+            profile.pack,
+            [u.pin for u, _ in units],
+            [u.kind for u, _ in units],
+            passes,
         )
         out = []
         for ckey, (unit, routed), answer in zip(batch, units, answers, strict=True):
