@@ -1,7 +1,7 @@
 """Submit: one line of context for a prompt the router is sure deserves a high effort.
 
-The route comes from the embedded router (directives, keywords, the labeler),
-offline. Only a confident high-effort route adds a line: an explicit choice
+The route comes from the embedded router (directives, keywords, the labeler, with
+the engine $TURNLENS_LABELER names: `turnlens.router.labeler_engine`), offline. Only a confident high-effort route adds a line: an explicit choice
 (`/route`, `/effort`), a thinking keyword, or the labeler at MIN_CONFIDENCE or
 more. A prompt is never blocked or rewritten.
 """
@@ -17,10 +17,19 @@ MIN_CONFIDENCE = 0.8
 CONFIDENT_SOURCES = ("directive", "explicit", "keyword")
 
 
+def _warn(line: str) -> None:
+    """A hook's stdout is the agent's input: a warning goes to the hook log."""
+    from turnlens.agents.state import log
+
+    log("labeler", line)
+
+
 def route_of(prompt: str) -> Route:
+    """The prompt's route with the labeler engine the user chose ($TURNLENS_LABELER)."""
+    from turnlens.router.labeler_engine import environment_engine, route_settings
     from turnlens.router.resolve import resolve_offline
 
-    return resolve_offline(prompt, explain=False)
+    return resolve_offline(prompt, route_settings(environment_engine(_warn)), explain=False)
 
 
 def why(route: Route) -> str:

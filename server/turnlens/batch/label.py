@@ -25,27 +25,32 @@ class Labeler:
     """Labels batches with one built-in rule pack and the default router settings.
 
     `route_roles` are the roles whose prompts get a route (as the `router.roles`
-    setting); plain text (no role) is always routed.
+    setting); plain text (no role) is always routed. `engine` is the labeler's
+    (`router.labeler`: `model`, or `encoder` when `turnlens[encoder]` is installed).
     """
 
     pack: str = "default"
     route_roles: tuple[str, ...] = ("user",)
+    engine: str = "model"
     _profile: list[Profile] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"pack": self.pack, "route_roles": self.route_roles}
+        return {"pack": self.pack, "route_roles": self.route_roles, "engine": self.engine}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         object.__setattr__(self, "pack", state["pack"])
         object.__setattr__(self, "route_roles", tuple(state["route_roles"]))
+        object.__setattr__(self, "engine", state.get("engine", "model"))
         object.__setattr__(self, "_profile", [])
 
     def profile(self) -> Profile:
         """The pack and router settings, loaded once per process."""
         if not self._profile:
             from turnlens.pipeline.workspace import profile_for_pack
+            from turnlens.router.settings import RouterSettings
 
-            self._profile.append(profile_for_pack(self.pack, route_roles=self.route_roles))
+            router = RouterSettings(labeler=self.engine)
+            self._profile.append(profile_for_pack(self.pack, router=router, route_roles=self.route_roles))
         return self._profile[0]
 
     def __call__(self, batch: Any) -> Any:

@@ -118,7 +118,8 @@ def _partition(group: list[FileEntry], read: ReadOptions, labeler: Labeler) -> P
     key = {
         "schema": SCHEMA_VERSION,
         "read": [read.format, read.separator],
-        "labels": [labeler.pack, list(labeler.route_roles)],
+        "labels": [labeler.pack, list(labeler.route_roles)]
+        + ([labeler.engine] if labeler.engine != "model" else []),  # earlier runs' ids stand
         "files": [[os.path.abspath(p), size, mtime] for _, p, size, mtime in group],
     }
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]

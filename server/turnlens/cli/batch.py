@@ -38,6 +38,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--rules", metavar="NAME", default="default", help="built-in rule pack: default or reference"
     )
     p.add_argument(
+        "--labeler",
+        metavar="ENGINE",
+        default=None,
+        help="the router labeler's engine, as the router.labeler setting: model, or encoder with "
+        "turnlens[encoder] installed (default: $TURNLENS_LABELER, else model)",
+    )
+    p.add_argument(
         "--partition-size",
         metavar="N",
         default="64M",
@@ -95,6 +102,13 @@ def run(args: argparse.Namespace) -> int:
         from turnlens.batch.run import BatchRefused, run_batch
     except ImportError as exc:
         raise UsageError(f"turnlens batch: {exc}") from None
+    from turnlens.router.labeler_engine import ENV, chosen_engine
+
+    engine = chosen_engine(
+        args.labeler if args.labeler is not None else os.environ.get(ENV),
+        "--labeler" if args.labeler is not None else f"${ENV}",
+        lambda line: print(line, file=sys.stderr),
+    )
     workers = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     from turnlens.cli.workers import stop_on_sigterm
 
@@ -107,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             workers=workers,
             partition_size=size,
             read=ReadOptions(format=args.from_format, separator=separator),
-            labeler=Labeler(pack=args.rules),
+            labeler=Labeler(pack=args.rules, engine=engine),
             ray_address=args.ray_address,
             progress=None if args.quiet else sys.stderr,
         )
