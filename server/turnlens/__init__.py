@@ -6,7 +6,7 @@ Names are resolved on first use, so `turnlens classify` imports only what it run
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 
 __version__ = "0.1.0"
 __all__ = ["Classification", "SessionPlan", "Unit", "__version__", "classify", "plan", "route", "split_units"]
@@ -22,6 +22,8 @@ _WHERE = {
 }
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from turnlens.api import classify, plan, route, split_units
     from turnlens.core.classify import Classification
     from turnlens.core.plan import SessionPlan

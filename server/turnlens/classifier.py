@@ -13,18 +13,20 @@ views, the CLI) asks here.
 
 from __future__ import annotations
 
+# functools.partial, without functools.py (and the `collections` it imports)
+from _functools import partial  # type: ignore[import-not-found]
 from _weakref import ref as weak_ref  # weakref.ref, without importing weakref.py
-from collections.abc import Iterable, Sequence
-from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from turnlens.core.classes import task_class
 from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class, score_many
 from turnlens.core.engine import Score, score
 from turnlens.core.rules import RulePack, builtin_pack
 
+TYPE_CHECKING = False  # `typing` stays off the one-shot path (see core/record.py)
 if TYPE_CHECKING:
     import weakref
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
     from turnlens.learn.model import Contribution, Model, Prediction
     from turnlens.learn.phrases import Phrase

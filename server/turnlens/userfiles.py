@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections import OrderedDict
-from typing import TYPE_CHECKING
 
 from turnlens.core.rules import RulePack, RulePackError, builtin_pack, parse_pack
 
+TYPE_CHECKING = False  # `typing` stays off the one-shot path (see core/record.py)
 if TYPE_CHECKING:  # pathlib too: every `turnlens classify` imports this module
+    from collections import OrderedDict
     from collections.abc import Callable, Iterator
     from pathlib import Path
 
@@ -193,6 +193,8 @@ class ModelCache:
 
     def __init__(self, max_bytes: int = MAX_CACHED_BYTES) -> None:
         self.max_bytes = max_bytes
+        from collections import OrderedDict  # a server's cache; a one-shot run makes none
+
         self._entries: OrderedDict[str, tuple[tuple[int, int], Model | ModelError, int]] = OrderedDict()
         # (mtime, size) of the file, the model or the error reading it, and the bytes it counts
 

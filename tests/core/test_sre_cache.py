@@ -34,6 +34,7 @@ def shipped_packs() -> list[RulePack]:
 
 # module-level patterns of the one-shot path compiled with `compile_re`: (module, name, flags)
 MODULE_PATTERNS = (
+    ("turnlens.core.rules", "_ID", 0),
     ("turnlens.core.engine", "_WIDE_SPACE", 0),
     ("turnlens.core.engine", "_SEES_PAST_LINE", 0),
     ("turnlens.core.engine", "_SPACE", 0),

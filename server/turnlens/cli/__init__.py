@@ -9,10 +9,10 @@ every turn) skip argparse altogether.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from turnlens.cli.common import EXIT_USAGE, UsageError
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from turnlens.cli.common import (
     EXIT_FLAGGED,
     EXIT_OK,
@@ -16,6 +14,7 @@ from turnlens.cli.common import (
     report_problems,
 )
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
     import argparse
 

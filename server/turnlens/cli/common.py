@@ -5,14 +5,15 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
 from turnlens.core.rules import RulePack
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Mapping, Sequence
     from pathlib import Path
+    from typing import Any
 
     from turnlens.pipeline.formats import Problem
     from turnlens.pipeline.profile import Profile

@@ -6,13 +6,18 @@ views all read the same numbers.
 
 from __future__ import annotations
 
-from functools import cache
-from types import MappingProxyType
-from typing import Literal, NamedTuple, cast
-
 from turnlens.core.data import parse_toml, read_packaged
 
-Frozen = Literal["true", "partial", "false"]
+TYPE_CHECKING = False  # `typing` stays off the one-shot path (see core/record.py)
+if TYPE_CHECKING:
+    from types import MappingProxyType
+    from typing import Literal, NamedTuple
+
+    Frozen = Literal["true", "partial", "false"]
+else:
+    from turnlens.core.record import NamedTuple
+
+    MappingProxyType = type(type.__dict__)  # types.MappingProxyType, without `types`
 _FROZEN = ("true", "partial", "false")
 _VERDICTS = ("SKIP", "COMPRESS_LIMITED", "COMPRESS")
 
@@ -25,8 +30,17 @@ class TaskClass(NamedTuple):
     description: str
 
 
-@cache
+_TABLE: MappingProxyType[str, TaskClass] | None = None
+
+
 def _load() -> MappingProxyType[str, TaskClass]:
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = _read()
+    return _TABLE
+
+
+def _read() -> MappingProxyType[str, TaskClass]:
     source = "<builtin:classes.toml>"
     text = read_packaged("turnlens.core.packs", "classes.toml")
     table: dict[str, TaskClass] = {}
@@ -37,7 +51,7 @@ def _load() -> MappingProxyType[str, TaskClass]:
             raise ValueError(f"{source}: class {name!r}: max_ratio must be a whole number ≥ 1")
         if frozen not in _FROZEN or verdict not in _VERDICTS:
             raise ValueError(f"{source}: class {name!r}: bad frozen or verdict value")
-        table[name] = TaskClass(name, ratio, cast(Frozen, frozen), verdict, raw.get("description", ""))
+        table[name] = TaskClass(name, ratio, frozen, verdict, raw.get("description", ""))
     return MappingProxyType(table)
 
 

@@ -9,10 +9,8 @@ together, and is what callers use.
 from __future__ import annotations
 
 from _bisect import bisect_left  # bisect.bisect_left, without bisect.py
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
-from turnlens.core.classes import Frozen, task_class
+from turnlens.core.classes import task_class
 from turnlens.core.engine import (
     Score,
     Signal,
@@ -26,9 +24,16 @@ from turnlens.core.engine import (
 )
 from turnlens.core.rules import RulePack
 
+TYPE_CHECKING = False  # `typing` stays off the one-shot path (see core/record.py)
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any, NamedTuple
+
+    from turnlens.core.classes import Frozen
     from turnlens.learn.model import Contribution
     from turnlens.learn.phrases import Phrase
+else:
+    from turnlens.core.record import NamedTuple
 
 # Below this probability a view marks the class as unsure (`context?`). Chosen on the
 # cross-validated predictions of the shipped corpus: answers under it are right about half

@@ -10,19 +10,23 @@ tests compare it with.
 
 from __future__ import annotations
 
-import re
 import time
+
+# functools.partial, without functools.py (and the `collections` it imports)
+from _functools import partial  # type: ignore[import-not-found]
 from _weakref import ref  # weakref.ref, without importing weakref.py and its sets
-from collections.abc import Sequence
-from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from turnlens.core.literals import cache_key, fold, required_literals
-from turnlens.core.prebuilt import compile_re
+from turnlens.core.prebuilt import IGNORECASE, MULTILINE, compile_re
 from turnlens.core.rules import Rule, RulePack
 
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
 if TYPE_CHECKING:
     import weakref
+    from collections.abc import Sequence
+    from typing import Any, NamedTuple
+else:
+    from turnlens.core.record import NamedTuple
 
 # `\A`, `\Z` and lookaround see past a line break when the whole text is searched at
 # once, so patterns using them are always run line by line (the defined semantics).
@@ -147,8 +151,8 @@ def _compile_pattern(rule: Rule, *, multiline: bool) -> Any:
         from turnlens.core.safe_re import SafePattern
 
         return SafePattern(("(?m)" if multiline else "") + rule.pattern, ignore_case=rule.ignore_case)
-    flags = (re.IGNORECASE if rule.ignore_case else 0) | (re.MULTILINE if multiline else 0)
-    return compile_re(rule.pattern, int(flags))  # the shipped packs' patterns come compiled
+    flags = (IGNORECASE if rule.ignore_case else 0) | (MULTILINE if multiline else 0)
+    return compile_re(rule.pattern, flags)  # the shipped packs' patterns come compiled
 
 
 class _Compiled:
@@ -549,9 +553,12 @@ def _known_translations() -> dict[str, SetTranslation | None]:
     translating a pack's patterns costs more than scoring a 20 KB text."""
     global _KNOWN_SETS
     if _KNOWN_SETS is None:
-        import json
+        from turnlens.core.data import bundled, read_packaged
 
-        from turnlens.core.data import read_packaged
+        _KNOWN_SETS = bundled("translations")  # the one-shot bundle, as below without `json`
+        if _KNOWN_SETS is not None:
+            return _KNOWN_SETS
+        import json
 
         try:
             raw = json.loads(read_packaged("turnlens.core.packs", "translations.json"))

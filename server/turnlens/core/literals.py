@@ -8,20 +8,12 @@ extraction is conservative: when in doubt it returns None and the regex runs.
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
+from turnlens.core.data import bundled, read_packaged
 
-from turnlens.core.data import read_packaged
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
+if TYPE_CHECKING:
+    from typing import Any
 
-try:  # Python ≥ 3.11
-    from re import _constants as _c  # type: ignore[attr-defined]
-    from re import _parser as _p  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - older layouts
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _p  # type: ignore[no-redef]
-
-_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
 _MAX_ALTERNATIVES = 32
 
 
@@ -38,6 +30,9 @@ def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str
 
 def _seq(items: Any) -> frozenset[str] | None:
     """A set of strings one of which every match of the sequence contains."""
+    from re import _constants as _c  # type: ignore[attr-defined]
+
+    repeats = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
     best: frozenset[str] | None = None
     run: list[str] = []
 
@@ -67,7 +62,7 @@ def _seq(items: Any) -> frozenset[str] | None:
                 union = frozenset().union(*[a for a in alts if a is not None])
                 if len(union) <= _MAX_ALTERNATIVES:
                     best = _better(best, union)
-        elif op in _REPEATS and av[0] >= 1:
+        elif op in repeats and av[0] >= 1:
             best = _better(best, _seq(av[2]))
         elif op is getattr(_c, "ATOMIC_GROUP", None):
             best = _better(best, _seq(av))
@@ -91,6 +86,8 @@ def fold(text: str) -> str:
 
 
 def _is_pure_literal(items: Any) -> bool:
+    from re import _constants as _c  # type: ignore[attr-defined]
+
     return all(op is _c.LITERAL for op, _ in items)
 
 
@@ -107,6 +104,11 @@ def _known() -> dict[str, Literals]:
     parsing every pattern costs more than a short prompt takes to classify."""
     global _KNOWN
     if _KNOWN is None:
+        _KNOWN = bundled("literals")  # the one-shot bundle, as below and read without `json`
+        if _KNOWN is not None:
+            return _KNOWN
+        import json
+
         try:
             raw = json.loads(read_packaged("turnlens.core.packs", "literals.json"))
             _KNOWN = {k: (tuple(v[0]), bool(v[1])) if v else None for k, v in raw["patterns"].items()}
@@ -129,6 +131,9 @@ def required_literals(pattern: str, ignore_case: bool) -> Literals:
 
 def extract_literals(pattern: str, ignore_case: bool) -> Literals:
     """`required_literals` worked out from the pattern's parse tree."""
+    import re
+    from re import _parser as _p  # type: ignore[attr-defined]
+
     try:
         parsed = _p.parse(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error:
@@ -145,6 +150,9 @@ def extract_literals(pattern: str, ignore_case: bool) -> Literals:
 
 
 def _has_inline_flags(items: Any) -> bool:
+    from re import _constants as _c  # type: ignore[attr-defined]
+
+    repeats = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
     for op, av in items:
         if op is _c.SUBPATTERN:
             if av[1] or av[2] or _has_inline_flags(av[3]):
@@ -152,6 +160,6 @@ def _has_inline_flags(items: Any) -> bool:
         elif op is _c.BRANCH:
             if any(_has_inline_flags(b) for b in av[1]):
                 return True
-        elif op in _REPEATS and _has_inline_flags(av[2]):
+        elif op in repeats and _has_inline_flags(av[2]):
             return True
     return False

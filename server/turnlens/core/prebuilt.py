@@ -15,13 +15,18 @@ table of another regex engine version or one that does not load: `re.compile`, a
 
 from __future__ import annotations
 
-import re
 import sys
-import zlib
-from typing import Any
 
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
+if TYPE_CHECKING:
+    import re
+    from typing import Any
+
+# `re`'s flag values (re.IGNORECASE, re.MULTILINE), the same in every Python 3
+IGNORECASE = 2
+MULTILINE = 8
 # the flags the engine compiles rule patterns with
-RULE_FLAGS = (0, re.IGNORECASE, re.MULTILINE, re.IGNORECASE | re.MULTILINE)
+RULE_FLAGS = (0, IGNORECASE, MULTILINE, IGNORECASE | MULTILINE)
 
 _TABLE: dict[str, list[Any]] | None = None
 
@@ -38,9 +43,19 @@ def _table() -> dict[str, list[Any]]:
         if sys.implementation.name != "cpython":
             return _TABLE
         import _sre  # type: ignore[import-not-found]
-        import json
 
-        from turnlens.core.data import read_packaged
+        from turnlens.core.data import bundled, read_packaged
+
+        raw = bundled("sre")  # the one-shot bundle: the programs as bytes, no JSON
+        try:
+            if raw is not None and raw["magic"] == _sre.MAGIC and raw["codesize"] == _sre.CODESIZE:
+                patterns = raw["patterns"]
+                if isinstance(patterns, dict):
+                    _TABLE = patterns
+                    return _TABLE
+        except (KeyError, TypeError):
+            pass
+        import json
 
         try:
             raw = json.loads(read_packaged("turnlens.core.packs", table_name()))
@@ -63,25 +78,45 @@ def compile_re(pattern: str, flags: int = 0) -> re.Pattern[str]:
     if entry is not None:
         try:
             return _from_entry(pattern, entry)
-        except (ValueError, TypeError, RuntimeError, IndexError, OverflowError, zlib.error):
+        except (ValueError, TypeError, RuntimeError, IndexError, OverflowError):
             pass  # a table that does not fit this interpreter: compile as usual
+    import re
+
     return re.compile(pattern, flags)
 
 
 def _from_entry(pattern: str, entry: list[Any]) -> re.Pattern[str]:
     import _sre  # type: ignore[import-not-found]
-    import binascii
-    from array import array
 
     final_flags, groups, groupindex, indexgroup, packed = entry
-    code = array("I")
-    code.frombytes(zlib.decompress(binascii.a2b_base64(packed)))
-    if sys.byteorder != "little":  # pragma: no cover - the tables are little-endian
-        code.byteswap()
+    if isinstance(packed, bytes) and sys.byteorder == "little":  # the bundle's: raw, little-endian
+        code = memoryview(packed).cast("I").tolist()
+    else:
+        code = _unpacked(packed)
     compiled: re.Pattern[str] = _sre.compile(
-        pattern, int(final_flags), code.tolist(), int(groups), dict(groupindex), tuple(indexgroup)
+        pattern, int(final_flags), code, int(groups), dict(groupindex), tuple(indexgroup)
     )
     return compiled
+
+
+def _unpacked(packed: str | bytes) -> list[int]:
+    """A JSON table's program (zlib, then base64) or, on a big-endian machine, the bundle's."""
+    import zlib
+    from array import array
+
+    code = array("I")
+    if isinstance(packed, bytes):
+        code.frombytes(packed)
+    else:
+        import binascii
+
+        try:
+            code.frombytes(zlib.decompress(binascii.a2b_base64(packed)))
+        except zlib.error as exc:
+            raise ValueError(f"a stored program that does not unpack: {exc}") from None
+    if sys.byteorder != "little":  # pragma: no cover - the tables are little-endian
+        code.byteswap()
+    return code.tolist()
 
 
 def build(patterns: list[tuple[str, int]]) -> dict[str, Any]:
@@ -89,6 +124,7 @@ def build(patterns: list[tuple[str, int]]) -> dict[str, Any]:
     pattern (standard library only, so that any installed Python can make its own)."""
     import _sre  # type: ignore[import-not-found]
     import binascii
+    import zlib
     from array import array
     from re import _compiler, _parser  # type: ignore[attr-defined]
 

@@ -12,7 +12,11 @@ its fields can be set, and it has no hash (as a dataclass with `eq` and not `fro
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from _operator import itemgetter  # operator.itemgetter, without importing operator.py
+
+TYPE_CHECKING = False  # `typing` itself (and the `re` it imports) stays off the one-shot path
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 
 class Record:
@@ -62,3 +66,85 @@ class MutableRecord(Record):
     __hash__ = None  # type: ignore[assignment]
     __setattr__ = object.__setattr__  # type: ignore[assignment]  # plain, as any object
     __delattr__ = object.__delattr__  # type: ignore[assignment]
+
+
+class _TupleBase(tuple):  # type: ignore[type-arg]
+    """What every `NamedTuple` class below shares (as `collections.namedtuple` gives)."""
+
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _field_defaults: ClassVar[dict[str, Any]] = {}
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        fields = cls._fields
+        if kwargs or len(args) != len(fields):
+            args = _filled(cls, args, kwargs)
+        return tuple.__new__(cls, args)
+
+    @classmethod
+    def _make(cls, iterable: Any) -> Any:
+        values = tuple(iterable)
+        if len(values) != len(cls._fields):
+            raise TypeError(f"Expected {len(cls._fields)} arguments, got {len(values)}")
+        return tuple.__new__(cls, values)
+
+    def _replace(self, **changes: Any) -> Any:
+        values = [changes.pop(name, value) for name, value in zip(self._fields, self, strict=True)]
+        if changes:
+            raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+        return tuple.__new__(self.__class__, values)
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(zip(self._fields, self, strict=True))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True))
+        return f"{self.__class__.__name__}({inner})"
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+
+def _filled(cls: type[_TupleBase], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The values of every field from positional and keyword arguments and the defaults."""
+    fields = cls._fields
+    if len(args) > len(fields):
+        raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {len(args)} were given")
+    values = list(args)
+    for name in fields[len(args) :]:
+        if name in kwargs:
+            values.append(kwargs.pop(name))
+        elif name in cls._field_defaults:
+            values.append(cls._field_defaults[name])
+        else:
+            raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
+    if kwargs:
+        name = next(iter(kwargs))
+        if name in fields:
+            raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
+        raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
+    return tuple(values)
+
+
+class _NamedTupleMeta(type):
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
+        if not bases:  # `NamedTuple` itself
+            return super().__new__(mcls, name, bases, ns)
+        fields = tuple(ns.get("__annotations__", {}))
+        body = {key: value for key, value in ns.items() if key not in fields}
+        defaults = {key: ns[key] for key in fields if key in ns}
+        if any(key not in defaults for key in fields[len(fields) - len(defaults) :]):
+            raise TypeError(f"{name}: a field without a default follows one with a default")
+        body.update(__slots__=(), _fields=fields, _field_defaults=defaults, __match_args__=fields)
+        for i, key in enumerate(fields):
+            body[key] = property(itemgetter(i), doc=f"Alias for field number {i}")
+        return type(name, (_TupleBase,), body)
+
+
+class NamedTuple(metaclass=_NamedTupleMeta):
+    """`typing.NamedTuple` for the modules a one-shot command imports: the same class
+    statement (fields as annotations, defaults, methods) makes a tuple subclass with the
+    same fields, properties, `_replace`, `_asdict`, `_make`, repr, equality and pickling,
+    without importing `typing` (which brings `re`, `enum`, `collections` and `functools`:
+    ~7 ms of every `turnlens classify`) and without compiling a `__new__` per class.
+    Modules import `typing.NamedTuple` under TYPE_CHECKING, so type checkers see that one."""

@@ -8,17 +8,22 @@ is reported with its name and skipped.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
-from functools import cache
-from typing import Any, NamedTuple
+from _collections_abc import Mapping  # collections.abc's, without the `collections` package
 
 from turnlens.core.data import parse_toml, read_packaged
+from turnlens.core.prebuilt import compile_re
+
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, NamedTuple
+else:
+    from turnlens.core.record import NamedTuple
 
 BUILTIN_PACKS = ("default", "reference")
 # Built-in packs whose class is decided by a learned model (see turnlens.learn).
 MODEL_OF_PACK = {"default": "classes"}
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
+_ID = compile_re(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
 _RULE_KEYS = {
     "id",
     "category",
@@ -233,6 +238,8 @@ def parse_rule(
             if group_depth(pattern) > MAX_GROUP_DEPTH:
                 raise _err(source, rid, f"pattern nests groups more than {MAX_GROUP_DEPTH} deep")
         if check_patterns:
+            import re
+
             try:
                 re.compile(pattern, re.IGNORECASE if ignore_case else 0)
             except re.error as exc:
@@ -381,9 +388,18 @@ def _read_packaged(package: str, filename: str) -> str:
     return read_packaged(package, filename)
 
 
-@cache
+_BUILTIN: dict[str, RulePack] = {}
+
+
 def builtin_pack(name: str) -> RulePack:
-    """One of the packs shipped with TurnLens (`default`, `reference`)."""
+    """One of the packs shipped with TurnLens (`default`, `reference`), parsed once."""
+    pack = _BUILTIN.get(name)
+    if pack is None:
+        pack = _BUILTIN[name] = _load_builtin(name)
+    return pack
+
+
+def _load_builtin(name: str) -> RulePack:
     if name not in BUILTIN_PACKS:
         raise RulePackError(f"unknown rule pack {name!r} (built-in packs: {', '.join(BUILTIN_PACKS)})")
     text = _read_packaged("turnlens.core.packs", f"{name}.toml")
@@ -404,7 +420,14 @@ def with_model(pack: RulePack, model: object) -> RulePack:
     return _with_model(pack, model)
 
 
-@cache
+_PACKAGED: dict[tuple[str, str], RulePack] = {}
+
+
 def packaged_pack(package: str, filename: str) -> RulePack:
-    """A pack shipped inside another TurnLens package (e.g. the router's labels)."""
-    return parse_pack(_read_packaged(package, filename), f"<builtin:{filename}>", check_patterns=False)
+    """A pack shipped inside another TurnLens package (e.g. the router's labels), parsed once."""
+    pack = _PACKAGED.get((package, filename))
+    if pack is None:
+        text = _read_packaged(package, filename)
+        pack = parse_pack(text, f"<builtin:{filename}>", check_patterns=False)
+        _PACKAGED[package, filename] = pack
+    return pack

@@ -31,13 +31,17 @@ which compares every implementation on the corpus.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
-from functools import cache, lru_cache
 from itertools import pairwise
-from typing import NamedTuple
 
 from turnlens.core.prebuilt import compile_re
+
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Mapping
+    from typing import NamedTuple
+else:
+    from turnlens.core.record import NamedTuple
 
 HEAD = 1500
 TAIL = 500
@@ -63,11 +67,17 @@ TOKEN_PATTERN = token_pattern(CJK_RANGES)
 _CJK = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES)
 
 
-@cache
+_TOKEN: list[re.Pattern[str]] = []
+
+
 def _token() -> re.Pattern[str]:
     """The compiled token pattern, made on first use: its Unicode classes take milliseconds to
     compile, which a one-shot run answered by the compiled scorer never needs."""
-    return re.compile(TOKEN_PATTERN)
+    if not _TOKEN:
+        import re
+
+        _TOKEN.append(re.compile(TOKEN_PATTERN))
+    return _TOKEN[0]
 
 
 # used with `match` on one line; every branch is anchored so a search does not retry per char
@@ -168,12 +178,19 @@ def rule_votes(scores: Mapping[str, int]) -> list[str]:
     """What the rules alone say, as features: each category's score in steps, and the rules'
     winner (with a clear margin or not). Scores are in the pack's category order, so a tie
     goes to the category listed first, as in the rules' own decision."""
-    return list(_votes(tuple(scores.items())))
+    key = tuple(scores.items())
+    found = _VOTES.get(key)
+    if found is None:  # a transcript repeats a few hundred score vectors: each is worked out once
+        if len(_VOTES) >= 4096:
+            _VOTES.clear()
+        found = _VOTES[key] = _votes(key)
+    return list(found)
 
 
-@lru_cache(maxsize=4096)
+_VOTES: dict[tuple[tuple[str, int], ...], tuple[str, ...]] = {}
+
+
 def _votes(scores: tuple[tuple[str, int], ...]) -> tuple[str, ...]:
-    # a transcript repeats a few hundred score vectors: each is worked out once
     out = [f"score:{c}≥{step}" for c, v in scores for step in (1, 3, 5) if v >= step]
     if scores:
         ranked = sorted((v for _, v in scores), reverse=True)

@@ -12,16 +12,19 @@ a few milliseconds, on first use.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
+from _operator import itemgetter  # operator.itemgetter, without operator.py
 from array import array
-from collections.abc import Iterable, Sequence
-from functools import cache
-from operator import itemgetter
-from typing import Any, NamedTuple
 
-from turnlens.learn.features import Features
+TYPE_CHECKING = False  # neither `typing` nor `json` (nor the `re` they import) on the one-shot path
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any, NamedTuple
+
+    from turnlens.learn.features import Features
+else:
+    from turnlens.core.record import NamedTuple
 
 MAGIC = b"TURNLENS-MODEL-1\n"
 KINDS = ("c", "w", "b", "d")
@@ -282,6 +285,8 @@ class Model:
             header["temperature"] = self.temperature
         if any(self.offsets):
             header["offsets"] = self.offsets
+        import json
+
         head = json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8")
         keys = "\0".join(key for kind in KINDS for key in self._keys.get(kind, [])).encode("utf-8")
         weights = array("f")
@@ -380,16 +385,22 @@ MAX_WEIGHT = 1e6
 _CLASS_NAME = 40
 
 
-@cache
+_KNOWN_CLASSES: dict[str, tuple[str, ...]] = {}
+
+
 def known_classes(task: object) -> tuple[str, ...] | None:
     """The classes a model of `task` may name: those of the model shipped for it (read from its
     header alone); None for a task TurnLens does not have."""
     if task not in PACKAGED:
         return None
-    data = _read_packaged_bytes(PACKAGED[str(task)])
-    n = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 4], "little")
-    header = json.loads(data[len(MAGIC) + 4 : len(MAGIC) + 4 + n].decode("utf-8"))
-    return tuple(str(c) for c in header["classes"])
+    found = _KNOWN_CLASSES.get(str(task))
+    if found is None:
+        with open(_packaged_file(PACKAGED[str(task)]), "rb") as handle:
+            start = handle.read(len(MAGIC) + 4)
+            head = handle.read(int.from_bytes(start[len(MAGIC) :], "little"))
+        header = _header(head.decode("utf-8"))
+        found = _KNOWN_CLASSES[str(task)] = tuple(str(c) for c in header["classes"])
+    return found
 
 
 def _shown(value: object) -> str:
@@ -398,7 +409,19 @@ def _shown(value: object) -> str:
 
 
 def _header(text: str) -> dict[str, Any]:
-    """The JSON header, an object nested at most MAX_HEADER_DEPTH deep."""
+    """The JSON header, an object nested at most MAX_HEADER_DEPTH deep (a shipped model's comes
+    parsed from the one-shot bundle, see `turnlens.core.data`, so a one-shot run needs no `json`)."""
+    from turnlens.core.data import bundled
+
+    headers = bundled("headers")
+    known = headers.get(text) if headers is not None else None
+    if isinstance(known, dict):
+        import marshal
+
+        copy: dict[str, Any] = marshal.loads(marshal.dumps(known))  # a deep copy, as a fresh parse
+        return copy
+    import json
+
     try:
         header = json.loads(text)
     except RecursionError:
@@ -472,16 +495,25 @@ def _bounded_f32(values: array[float]) -> bool:
     return True
 
 
-def _read_packaged_bytes(filename: str) -> bytes:
+def _packaged_file(filename: str) -> str:
     import os
 
-    folder = os.path.join(os.path.dirname(__file__), "models")
-    with open(os.path.join(folder, filename), "rb") as handle:
+    return os.path.join(os.path.dirname(__file__), "models", filename)
+
+
+def _read_packaged_bytes(filename: str) -> bytes:
+    with open(_packaged_file(filename), "rb") as handle:
         return handle.read()
 
 
-@cache
+_PACKAGED_MODELS: dict[str, Model] = {}
+
+
 def packaged_model(task: str) -> Model:
     """The model shipped with TurnLens for `task` (`classes` or `labels`), loaded on first use."""
-    filename = PACKAGED[task]
-    return Model.from_bytes(_read_packaged_bytes(filename), f"<builtin:{filename}>")
+    model = _PACKAGED_MODELS.get(task)
+    if model is None:
+        filename = PACKAGED[task]
+        model = Model.from_bytes(_read_packaged_bytes(filename), f"<builtin:{filename}>")
+        _PACKAGED_MODELS[task] = model
+    return model

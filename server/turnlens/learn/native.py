@@ -15,13 +15,16 @@ indices, looked up once per rule and per score vector) and a region that is not 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any
 
 from turnlens.core.engine import Score, normalize_newlines
 from turnlens.learn import features as F
 from turnlens.learn.model import Model, Prediction
 from turnlens.learn.scorer import ExplainedByFeatures
+
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 # The token shape the kernel implements, over the CJK ranges it is given, and its test of a
 # code line: if `features.TOKEN_PATTERN` or `features.CODE_LINE_PATTERN` is no longer this,

@@ -19,15 +19,21 @@ docstring there for how to change one in every implementation.
 from __future__ import annotations
 
 from _weakref import ref as weak_ref  # weakref.ref, without importing weakref.py
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from turnlens.core.engine import Score, normalize_newlines
 from turnlens.learn.features import Features, extract
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import NamedTuple, Protocol
+
     from turnlens.learn.model import Contribution, Model, Prediction
     from turnlens.learn.phrases import Phrase
+else:
+    from turnlens.core.record import NamedTuple
+
+    Protocol = object  # `Scorer` is a type only; at run time a plain base
 
 
 class Explanation(NamedTuple):

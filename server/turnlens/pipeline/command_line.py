@@ -8,14 +8,14 @@ session formats: tens of milliseconds of a call that should take a few.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
-
 from turnlens import userfiles
 from turnlens.core.rules import BUILTIN_PACKS, RulePack, RulePackError, builtin_pack, with_model
 
+TYPE_CHECKING = False  # `typing` stays off the one-shot path (see core/record.py)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from pathlib import Path
+    from typing import Any
 
     from turnlens.router.settings import RouterSettings
 

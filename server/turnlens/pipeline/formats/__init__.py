@@ -5,14 +5,12 @@ A new format is one module with a `Format` object, listed in `_REGISTRY`.
 
 from __future__ import annotations
 
-import importlib
-import re
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from turnlens.core.prebuilt import IGNORECASE, MULTILINE, compile_re
 
-from turnlens.core.prebuilt import compile_re
-
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from turnlens.pipeline.formats.base import (
         Edit,
         Format,
@@ -99,14 +97,22 @@ def names() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
-@cache
+_LOADED: dict[str, Format] = {}
+
+
 def get_format(name: str) -> Format:
     """The format called `name`; KeyError names the known ones."""
+    loaded = _LOADED.get(name)
+    if loaded is not None:
+        return loaded
     where = _REGISTRY.get(name)
     if where is None:
         raise KeyError(f"unknown format {name!r} (known: {AUTO}, {', '.join(_REGISTRY)})")
+    import importlib
+
     module, _, attr = where.partition(":")
     fmt: Format = getattr(importlib.import_module(module), attr)
+    _LOADED[name] = fmt
     return fmt
 
 
@@ -154,7 +160,7 @@ CHAT_ROLE = (
 # What every one of those markers starts its line with: without such a line a Markdown chat's
 # `detect` answers 0 (markdown_chat matches `_HEADING`, `_SPECSTORY`, `_LABEL` at line starts).
 _MAYBE_MARKER = compile_re(
-    rf"^(?:[ ]{{0,3}}#{{1,6}}[ \t]+(?:\*\*|__)?|\*\*|__|_\*\*){CHAT_ROLE}", re.I | re.M
+    rf"^(?:[ ]{{0,3}}#{{1,6}}[ \t]+(?:\*\*|__)?|\*\*|__|_\*\*){CHAT_ROLE}", IGNORECASE | MULTILINE
 )
 
 
