@@ -193,24 +193,28 @@ def _agent_call(args_list: list[str]) -> int | None:
     return None
 
 
+class _Options:
+    """The options of a plain command line as attributes, as argparse's namespace has them
+    (`types.SimpleNamespace` without importing `types`)."""
+
+    def __init__(self, options: dict[str, object]) -> None:
+        self.__dict__.update(options)
+
+
 def _dispatch(args_list: list[str]) -> int:
     quick = _agent_call(args_list)
     if quick is not None:
         return quick
     plain = _plain_classify(args_list)
     if plain is not None:
-        from types import SimpleNamespace
-
         from turnlens.cli.classify import run
 
-        return int(run(SimpleNamespace(**plain)))  # type: ignore[arg-type]
+        return int(run(_Options(plain)))  # type: ignore[arg-type]
     plain = _plain_route(args_list)
     if plain is not None:
-        from types import SimpleNamespace
-
         from turnlens.cli.route import run as route
 
-        return int(route(SimpleNamespace(**plain)))  # type: ignore[arg-type]
+        return int(route(_Options(plain)))  # type: ignore[arg-type]
     parser = build_parser(args_list)
     args = parser.parse_args(args_list)
     if not getattr(args, "func", None):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
-
 from turnlens.cli.common import EXIT_OK, UsageError, add_input_args, load_models, read_input
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 HELP = """Print the route of a prompt: `phase effort (source)`, e.g.
 
@@ -127,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         # the reason and the located signals are printed only with --json or --explain
         route = resolve_offline(text, settings, explain=bool(args.json or args.explain))
     if args.json:
+        import json
+
         print(json.dumps(route.to_json(), ensure_ascii=False, separators=(",", ":")))
         return EXIT_OK
     print(route.describe())

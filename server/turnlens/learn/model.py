@@ -6,7 +6,7 @@ the features the model knows, a rule or shape feature counting `dense_weight`
 times an n-gram) or `sqrt` (logistic regression:
 n-grams 1/√n, n = how many the text has; rule and shape features 1). The file is
 a short JSON header, the vocabulary (NUL-separated keys in index order) and the
-weights (float32, class-major), so loading is a split and an `array.frombytes`:
+weights (float32, class-major), so loading is a split and a copy of the weights' bytes:
 a few milliseconds, on first use.
 """
 
@@ -15,12 +15,15 @@ from __future__ import annotations
 import math
 import sys
 from _operator import itemgetter  # operator.itemgetter, without operator.py
-from array import array
 
 TYPE_CHECKING = False  # neither `typing` nor `json` (nor the `re` they import) on the one-shot path
 if TYPE_CHECKING:
+    from array import array
     from collections.abc import Iterable, Sequence
     from typing import Any, NamedTuple
+
+    # one class's weights: an `array("f")`, or (a loaded file's) a writable float32 memoryview
+    Column = array[float] | memoryview[float]
 
     from turnlens.learn.features import Features
 else:
@@ -85,7 +88,7 @@ class Model:
         classes: tuple[str, ...],
         pack: str,
         keys: dict[str, list[str]],
-        weights: list[array[float]],
+        weights: Sequence[Column],
         bias: list[float],
         meta: dict[str, Any] | None = None,
         pooling: str = "sqrt",
@@ -114,7 +117,7 @@ class Model:
         self.pack = pack
         self.meta = meta or {}
         self.bias = list(bias)
-        self.weights = weights
+        self.weights = list(weights)
         self._keys = keys
         offset = sum(len(keys.get(kind, [])) for kind in KINDS)
         self.size = offset
@@ -126,6 +129,16 @@ class Model:
         self._name: list[tuple[str, str]] | None = None
         # the `turnlens.learn.scorer.Scorer` that answers for these weights, made on first use
         self._scorer: object | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (for worker processes) with its weights as arrays (a loaded file's are
+        memoryviews, which do not pickle) and without its scorer, made again on first use."""
+        from array import array
+
+        state = self.__dict__.copy()
+        state["weights"] = [array("f", column.tobytes()) for column in self.weights]
+        state["_scorer"] = None
+        return state
 
     def __repr__(self) -> str:
         return f"Model(task={self.task!r}, classes={len(self.classes)}, features={self.size})"
@@ -154,7 +167,7 @@ class Model:
         return grams, self.dense_indices(features.dense)
 
     @staticmethod
-    def _sum(getter: Any, n: int, column: array[float]) -> float:
+    def _sum(getter: Any, n: int, column: Column) -> float:
         if n == 0:
             return 0.0
         if n == 1:
@@ -289,9 +302,11 @@ class Model:
 
         head = json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8")
         keys = "\0".join(key for kind in KINDS for key in self._keys.get(kind, [])).encode("utf-8")
+        from array import array
+
         weights = array("f")
         for column in self.weights:
-            weights.extend(column)
+            weights.frombytes(column.tobytes())
         if sys.byteorder != "little":  # pragma: no cover - files are little-endian everywhere
             weights.byteswap()
         return (
@@ -341,10 +356,7 @@ class Model:
                 start += int(counts[kind])
             if len(data) - pos != 4 * size * len(classes):
                 raise ModelError("the weights do not match the vocabulary")
-            weights = array("f")
-            weights.frombytes(data[pos:])
-            if sys.byteorder != "little":  # pragma: no cover
-                weights.byteswap()
+            weights = _float32s(data, pos)
             if weights and not _bounded(weights):
                 raise ModelError(f"weights that are not finite numbers of at most {MAX_WEIGHT:g}")
             bias = header.get("bias")
@@ -453,6 +465,20 @@ def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_FEATURES
 
 
+def _float32s(data: bytes, pos: int) -> Column:
+    """The little-endian float32 weights from `pos` on, writable: a memoryview of a copy (the
+    `array` module would import `collections.abc`, a one-shot run's millisecond), or on a
+    big-endian machine an array."""
+    if sys.byteorder == "little":
+        return memoryview(bytearray(memoryview(data)[pos:])).cast("f")
+    from array import array  # pragma: no cover
+
+    weights = array("f")  # pragma: no cover
+    weights.frombytes(data[pos:])  # pragma: no cover
+    weights.byteswap()  # pragma: no cover
+    return weights  # pragma: no cover
+
+
 def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -460,10 +486,12 @@ def _number(value: object) -> bool:
 def _bounded(values: Any) -> bool:
     """Every value a finite number of at most MAX_WEIGHT in size (one pass in C for an array:
     the sum, then the extremes; for float32 weights, their bytes)."""
-    if isinstance(values, array) and values.typecode == "f":
+    if isinstance(values, memoryview) and values.format == "f":
         return _bounded_f32(values)
-    if isinstance(values, array):  # any NaN or Infinity makes the sum one of them
-        if not math.isfinite(sum(values)):
+    if "array" in sys.modules and isinstance(values, sys.modules["array"].array):
+        if values.typecode == "f":
+            return _bounded_f32(values)
+        if not math.isfinite(sum(values)):  # any NaN or Infinity makes the sum one of them
             return False
         low: float = min(values)
         high: float = max(values)
@@ -473,11 +501,13 @@ def _bounded(values: Any) -> bool:
 
 # Of a float32, the top byte without the sign orders magnitudes: NaN and Infinity have the
 # largest. Each top byte becomes 0 (below MAX_WEIGHT's), 1 (the same: compare the value) or 2.
-_LIMIT_TOP = array("f", [MAX_WEIGHT]).tobytes()[-1 if sys.byteorder == "little" else 0] & 0x7F
+_LIMIT = memoryview(bytearray(4)).cast("f")
+_LIMIT[0] = MAX_WEIGHT
+_LIMIT_TOP = _LIMIT.tobytes()[-1 if sys.byteorder == "little" else 0] & 0x7F
 _TOP_CLASS = bytes((b & 0x7F > _LIMIT_TOP) * 2 + (b & 0x7F == _LIMIT_TOP) for b in range(256))
 
 
-def _bounded_f32(values: array[float]) -> bool:
+def _bounded_f32(values: Column) -> bool:
     """`_bounded` for float32 weights without a Python object per weight (a one-shot run
     loads a model of 150,000 of them): from the top byte of each, in C."""
     if not values:

@@ -8,10 +8,10 @@ offline starts without it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 # bound here, not on first use: the submodule of the same name would shadow it otherwise
 from turnlens.router.sample import sample
+
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 
 _WHERE = {
     "SOURCES": "turnlens.router.resolve",
@@ -27,6 +27,8 @@ _WHERE = {
 }
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from turnlens.router.resolve import SOURCES, Route, resolve_early, resolve_offline
     from turnlens.router.service import Router
     from turnlens.router.settings import (

@@ -8,8 +8,6 @@ the five labels; the rules alone (`use_model=False`) are kept for comparison.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from turnlens.core.classify import decide
 from turnlens.core.engine import Signal, score
 from turnlens.core.prebuilt import compile_re
@@ -17,6 +15,7 @@ from turnlens.core.record import Record
 from turnlens.core.rules import RulePack
 from turnlens.learn.infer import label_pack
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
     from turnlens.learn.model import Contribution, Model
     from turnlens.learn.phrases import Phrase

@@ -9,19 +9,19 @@ act on, and carries the signals that fired.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any, Final
-
 from turnlens.core.engine import Signal, normalize_newlines
-from turnlens.core.prebuilt import compile_re
+from turnlens.core.prebuilt import IGNORECASE, MULTILINE, compile_re
 from turnlens.core.record import Record
 from turnlens.router.labeler import Labeling, label_text
 from turnlens.router.sample import sample
 from turnlens.router.vocabulary import DEFAULTS, FrozenMap, fold, vocabulary
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable
+    from typing import Any, Final
+
     # `RouterSettings` or the defaults (`vocabulary.DEFAULTS`: what a call without settings
     # uses, the same values without the dataclass's import cost)
     from turnlens.router.vocabulary import RouteSettings as RouterSettings
@@ -39,10 +39,10 @@ SOURCES: Final = (
 )
 
 _ROUTE_LINE = compile_re(r"^/route(?:[ \t]+(\S+))?(?:[ \t]|$)")
-_EFFORT_LINE = compile_re(r"^[ \t]*/effort[ \t]+(\S+)[ \t]*$", re.MULTILINE)
-_FRONTMATTER_END = compile_re(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_EFFORT_LINE = compile_re(r"^[ \t]*/effort[ \t]+(\S+)[ \t]*$", MULTILINE)
+_FRONTMATTER_END = compile_re(r"^(?:---|\.\.\.)[ \t]*$", MULTILINE)
 _FRONTMATTER_EFFORT = compile_re(
-    r"""^effort[ \t]*:[ \t]*["']?([A-Za-z]+)["']?[ \t]*(?:#.*)?$""", re.MULTILINE | re.IGNORECASE
+    r"""^effort[ \t]*:[ \t]*["']?([A-Za-z]+)["']?[ \t]*(?:#.*)?$""", MULTILINE | IGNORECASE
 )
 
 
@@ -179,19 +179,32 @@ def _explicit(trimmed: str, settings: RouterSettings) -> Route | None:
     return None
 
 
-@lru_cache(maxsize=32)
+_KEYWORD_REGEX: dict[FrozenMap[str], tuple[re.Pattern[str], frozenset[str]] | None] = {}
+
+
 def _keyword_regex(keywords: FrozenMap[str]) -> tuple[re.Pattern[str], frozenset[str]] | None:
-    """One regex for all phrases, and their first words (a cheap pre-check: most prompts have none)."""
-    if not keywords:
-        return None
-    firsts = frozenset(phrase.split()[0] for phrase in keywords)
-    return compile_re(keyword_pattern(keywords), re.IGNORECASE), firsts
+    """One regex for all phrases, and their first words (a cheap pre-check: most prompts have
+    none); the last few sets of keywords are kept compiled."""
+    if keywords in _KEYWORD_REGEX:
+        return _KEYWORD_REGEX[keywords]
+    found = None
+    if keywords:
+        firsts = frozenset(phrase.split()[0] for phrase in keywords)
+        found = compile_re(keyword_pattern(keywords), IGNORECASE), firsts
+    if len(_KEYWORD_REGEX) >= 32:
+        _KEYWORD_REGEX.clear()
+    _KEYWORD_REGEX[keywords] = found
+    return found
+
+
+# what `re.escape` escapes (the same in every Python 3.7+): the phrases need no `re` import
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
 
 
 def keyword_pattern(keywords: Iterable[str]) -> str:
     """The regex source for these phrases, longest first (the defaults' is compiled ahead)."""
     phrases = sorted(keywords, key=len, reverse=True)
-    body = "|".join(r"\s+".join(re.escape(w) for w in phrase.split()) for phrase in phrases)
+    body = "|".join(r"\s+".join(w.translate(_SPECIAL) for w in phrase.split()) for phrase in phrases)
     return rf"(?<!\w)(?:{body})(?!\w)"
 
 
@@ -224,7 +237,7 @@ def _keyword(trimmed: str, settings: RouterSettings) -> Route | None:
 # `<!-- turnlens: … -->` lines that pin or silence a turn sit above its first line;
 # the prompt starts after them, so a `/route` directive under a pin still counts.
 _LEADING_DIRECTIVES = compile_re(
-    r"\A(?:[ \t]*<!--[ \t]*turnlens:[^\n]*-->[ \t]*(?:\n|\Z)|[ \t]*\n)+", re.IGNORECASE
+    r"\A(?:[ \t]*<!--[ \t]*turnlens:[^\n]*-->[ \t]*(?:\n|\Z)|[ \t]*\n)+", IGNORECASE
 )
 
 
@@ -274,10 +287,16 @@ def resolve_early(text: str, settings: RouterSettings | None = None) -> Route | 
 _CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]"
 
 
-@cache
+_CJK_RE: list[re.Pattern[str]] = []
+
+
 def _cjk() -> re.Pattern[str]:
     """Compiled on first non-ASCII text (its ranges take milliseconds to compile)."""
-    return re.compile(_CJK)
+    if not _CJK_RE:
+        import re
+
+        _CJK_RE.append(re.compile(_CJK))
+    return _CJK_RE[0]
 
 
 def _width(text: str) -> int:

@@ -8,15 +8,15 @@ the dataclass machinery; `tests/router/test_router_settings.py` keeps both equal
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from functools import cache
-from typing import TYPE_CHECKING, Final, Generic, TypeVar
+from _collections_abc import Mapping  # collections.abc's, without the `collections` package
 
 from turnlens.core.data import parse_toml, read_packaged
 from turnlens.core.record import Record
 
+TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
-    from typing import Protocol
+    from collections.abc import Iterator
+    from typing import Final, Generic, Protocol, TypeVar
 
     class RouteSettings(Protocol):
         """What resolving a route reads of its settings (`RouterSettings` and `Defaults`)."""
@@ -53,7 +53,20 @@ if TYPE_CHECKING:
         def phase_for(self, label: str | None) -> str | None: ...
 
 
-V = TypeVar("V")
+if TYPE_CHECKING:
+    V = TypeVar("V")
+
+    class _MapBase(Mapping[str, V], Generic[V]):
+        __slots__ = ()
+else:
+    V = object  # at run time `FrozenMap[X]` is `FrozenMap` (no `typing`)
+
+    class _MapBase(Mapping):
+        __slots__ = ()
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
 
 MODEL_BACKENDS: Final = ("openai", "anthropic")
 _NO_PHASE = "none"
@@ -63,7 +76,7 @@ class RouterDataError(ValueError):
     """The packaged `defaults.toml` is broken (a TurnLens bug, never user input)."""
 
 
-class FrozenMap(Mapping[str, V], Generic[V]):
+class FrozenMap(_MapBase[V]):
     """A small immutable, hashable mapping, so settings can be compared and cached."""
 
     __slots__ = ("_items",)
@@ -195,11 +208,15 @@ def _parse_vocabulary(text: str) -> Vocabulary:
     )
 
 
-@cache
+_VOCABULARY: list[Vocabulary] = []
+
+
 def vocabulary() -> Vocabulary:
     """The packaged vocabulary (read once)."""
-    text = read_packaged("turnlens.router", "defaults.toml")
-    return _parse_vocabulary(text)
+    if not _VOCABULARY:
+        text = read_packaged("turnlens.router", "defaults.toml")
+        _VOCABULARY.append(_parse_vocabulary(text))
+    return _VOCABULARY[0]
 
 
 class Defaults(Record):
