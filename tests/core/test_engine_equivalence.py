@@ -189,6 +189,28 @@ def _plain_signals(text: str, pack: RulePack) -> dict[str, int]:
     return out
 
 
+@pytest.mark.parametrize("pack_name", PACKS)
+def test_small_sets_and_the_regrouped_sets_give_the_same_answers(pack_name: str) -> None:
+    """A matcher built for little text (a one-shot run) uses sets of COLD_SET_PATTERNS and
+    regroups them into sets of SET_PATTERNS after REGROUP_BYTES: the answers never change."""
+    base = builtin_pack(pack_name)
+    pack = RulePack(base.name, base.categories, base.rules, base.fallback)
+    matcher = engine._matcher(pack)
+    samples = [t for frags in (fragments(pack_name), turkish(pack_name)) for t in frags]
+    text = "\n".join(samples)
+    matcher._maybe_build(engine.SET_AFTER_BYTES)
+    assert matcher._group == engine.COLD_SET_PATTERNS
+    assert len(matcher.set.sets) > 1
+    small = [score(t, pack, explain=True) for t in [*samples, text]]
+    filler = "x " * (engine.REGROUP_BYTES // 2 + 1)
+    score(filler, pack)
+    assert matcher._group == engine.SET_PATTERNS
+    assert all(len(indices) <= engine.SET_PATTERNS for _, indices in matcher.set.sets)
+    assert [score(t, pack, explain=True) for t in [*samples, text]] == small
+    for t in [*samples, text]:
+        assert score(t, pack).scores == score_plain(t, pack.rules, pack.categories)
+
+
 def test_builtin_rules_have_non_zero_weights() -> None:
     # _plain_signals tells a fired rule by its score; a zero weight would hide it.
     assert all(r.weight != 0 for name in PACKS for r in builtin_pack(name).rules)
