@@ -253,19 +253,19 @@ def parse_rule(
     description = raw.get("description", "")
     if not isinstance(description, str):
         raise _err(source, rid, "description must be a string")
-    rule = Rule(
-        id=rid,
-        category=str(category),
-        weight=weight,
-        description=description,
-        pattern=pattern,
-        ignore_case=ignore_case,
-        min_words=_int_field(raw, "min_words", source, rid),
-        max_words=_int_field(raw, "max_words", source, rid),
-        min_lines=_int_field(raw, "min_lines", source, rid),
-        max_lines=_int_field(raw, "max_lines", source, rid),
-        source=source,
-        engine="re2" if user and pattern is not None else "re",
+    rule = Rule(  # positionally: id, category, weight, description, pattern, ignore_case, bounds…
+        rid,
+        str(category),
+        weight,
+        description,
+        pattern,
+        ignore_case,
+        _int_field(raw, "min_words", source, rid),
+        _int_field(raw, "max_words", source, rid),
+        _int_field(raw, "min_lines", source, rid),
+        _int_field(raw, "max_lines", source, rid),
+        source,
+        "re2" if user and pattern is not None else "re",
     )
     if pattern is None and all(
         v is None for v in (rule.min_words, rule.max_words, rule.min_lines, rule.max_lines)
