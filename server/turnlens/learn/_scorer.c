@@ -1,8 +1,11 @@
 /* The learned model's linear pass, compiled (optional).
  *
  * Kernel(chars, words, bigrams, weights, n_classes, char_sizes, max_tokens, tail_tokens, cjk,
- *        [bias, temperature, offsets, dense_weight, head, tail, shape])
+ *        [bias, temperature, offsets, dense_weight, head, tail, shape, ..., vocabulary, counts])
  * holds one model's n-gram vocabulary in open-addressing tables and its weights feature-major.
+ * The vocabulary is three lists of str (chars, words, bigrams), or, with those None, one str
+ * `vocabulary` of NUL-separated keys whose first `counts` = (chars, words, bigrams) are read (a
+ * model file's key blob as it is: no Python string per key).
  *
  * Kernel.grams(region) reads the text that turnlens.learn.features.region() made, finds its
  * character n-grams, its tokens (as features.TOKEN_PATTERN: one CJK character, a run of other
@@ -473,9 +476,9 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     static char *names[] = {"chars", "words", "bigrams", "weights", "n_classes", "char_sizes",
                             "max_tokens", "tail_tokens", "cjk", "bias", "temperature", "offsets",
                             "dense_weight", "head", "tail", "shape", "rule_index", "classes",
-                            "prediction", NULL};
+                            "prediction", "vocabulary", "counts", NULL};
     PyObject *lists[3], *sizes, *cjk, *bias = NULL, *offsets = NULL, *shape = NULL;
-    PyObject *rule_index = NULL, *classes = NULL, *prediction = NULL;
+    PyObject *rule_index = NULL, *classes = NULL, *prediction = NULL, *vocabulary = NULL, *counts = NULL;
     Py_buffer weights;
     int n_classes;
     Py_ssize_t max_tokens, tail_tokens, head = 0, tail = 0;
@@ -484,13 +487,21 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_RuntimeError, "Kernel is initialised once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O!y*iO!nnO!|OdOdnnO!O!O!O!", names, &PyList_Type, &lists[0],
-                                     &PyList_Type, &lists[1], &PyList_Type, &lists[2], &weights,
-                                     &n_classes, &PyTuple_Type, &sizes, &max_tokens, &tail_tokens,
-                                     &PyTuple_Type, &cjk, &bias, &temperature, &offsets, &dense_weight,
-                                     &head, &tail, &PyDict_Type, &shape, &PyDict_Type, &rule_index,
-                                     &PyTuple_Type, &classes, &PyType_Type, &prediction))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOy*iO!nnO!|OdOdnnO!O!O!O!O!O!", names, &lists[0], &lists[1],
+                                     &lists[2], &weights, &n_classes, &PyTuple_Type, &sizes, &max_tokens,
+                                     &tail_tokens, &PyTuple_Type, &cjk, &bias, &temperature, &offsets,
+                                     &dense_weight, &head, &tail, &PyDict_Type, &shape, &PyDict_Type,
+                                     &rule_index, &PyTuple_Type, &classes, &PyType_Type, &prediction,
+                                     &PyUnicode_Type, &vocabulary, &PyTuple_Type, &counts))
         return -1;
+    int listed = PyList_Check(lists[0]) && PyList_Check(lists[1]) && PyList_Check(lists[2]);
+    int blob = vocabulary != NULL && counts != NULL && PyTuple_GET_SIZE(counts) == 3 && lists[0] == Py_None &&
+               lists[1] == Py_None && lists[2] == Py_None;
+    if (listed == blob || (listed && (vocabulary != NULL || counts != NULL))) {
+        PyErr_SetString(PyExc_TypeError, "vocabulary: three lists of str, or a str and three counts");
+        PyBuffer_Release(&weights);
+        return -1;
+    }
     if (classes != NULL && PyTuple_GET_SIZE(classes) != n_classes) {
         PyErr_SetString(PyExc_ValueError, "classes: one name per class");
         PyBuffer_Release(&weights);
@@ -505,27 +516,88 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     Py_XINCREF(classes), self->classes = classes;
     Py_XINCREF(prediction), self->prediction = prediction;
     int ok = -1;
-    /* how many keys each table holds: n_long the general one, n_small and n_short the packed ones */
-    Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0, n_small = 0, n_short = 0;
-    for (int k = 0; k < 3; k++) {
-        n_keys += PyList_GET_SIZE(lists[k]);
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++) {
-            PyObject *s = PyList_GET_ITEM(lists[k], i);
-            if (!PyUnicode_Check(s)) {
-                PyErr_SetString(PyExc_TypeError, "vocabulary keys must be str");
+    /* every key of the three kinds in one pool of code points (the vocabulary str as it is, or
+     * the lists' keys one after another), each key by its start and length */
+    Py_ssize_t n_keys = 0, pool_len = 0, n_long = 0, n_small = 0, n_short = 0, kind_n[3];
+    if (blob) {
+        for (int k = 0; k < 3; k++) {
+            kind_n[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(counts, k));
+            if (kind_n[k] < 0 || kind_n[k] >= INT32_MAX) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "counts: three counts of keys");
                 goto done;
             }
-            Py_ssize_t len = PyUnicode_GET_LENGTH(s);
-            pool_len += len;
-            n_long += k != KIND_CHAR || len > 4;
-            if (k == KIND_CHAR && len <= 4) {
-                Py_UCS4 cs[4];
-                if (!PyUnicode_AsUCS4(s, cs, 4, 0)) goto done;
-                if (small_key(cs, len) != 0)
-                    n_small++;
-                else
-                    n_short++;
+            n_keys += kind_n[k];
+        }
+        pool_len = PyUnicode_GET_LENGTH(vocabulary);
+        if (pool_len >= (Py_ssize_t)UINT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "Kernel: parameters out of range");
+            goto done;
+        }
+        self->pool = PyUnicode_AsUCS4Copy(vocabulary); /* PyMem_Malloc'd, as the lists' pool */
+    } else {
+        for (int k = 0; k < 3; k++) {
+            kind_n[k] = PyList_GET_SIZE(lists[k]);
+            n_keys += kind_n[k];
+            for (Py_ssize_t i = 0; i < kind_n[k]; i++) {
+                PyObject *s = PyList_GET_ITEM(lists[k], i);
+                if (!PyUnicode_Check(s)) {
+                    PyErr_SetString(PyExc_TypeError, "vocabulary keys must be str");
+                    goto done;
+                }
+                pool_len += PyUnicode_GET_LENGTH(s);
             }
+        }
+        if (pool_len >= (Py_ssize_t)UINT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "Kernel: parameters out of range");
+            goto done;
+        }
+        self->pool = PyMem_Malloc((size_t)(pool_len + 1) * sizeof(Py_UCS4));
+    }
+    self->key_start = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
+    self->key_len = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
+    if (!self->pool || !self->key_start || !self->key_len) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t index = 0;
+    if (blob) {
+        Py_ssize_t at = 0;
+        for (int k = 0; k < 3; k++) {
+            for (Py_ssize_t i = 0; i < kind_n[k]; i++, index++) {
+                if (at > pool_len) {
+                    PyErr_SetString(PyExc_ValueError, "vocabulary: fewer keys than counts");
+                    goto done;
+                }
+                Py_ssize_t end = at;
+                while (end < pool_len && self->pool[end] != 0) end++;
+                self->key_start[index] = (uint32_t)at, self->key_len[index] = (uint32_t)(end - at);
+                at = end + 1;
+            }
+            self->kind_end[k] = index;
+        }
+        self->pool_len = pool_len;
+    } else {
+        for (int k = 0; k < 3; k++) {
+            for (Py_ssize_t i = 0; i < kind_n[k]; i++, index++) {
+                PyObject *s = PyList_GET_ITEM(lists[k], i);
+                Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+                if (n && !PyUnicode_AsUCS4(s, self->pool + self->pool_len, n, 0)) goto done;
+                self->key_start[index] = (uint32_t)self->pool_len, self->key_len[index] = (uint32_t)n;
+                self->pool_len += n;
+            }
+            self->kind_end[k] = index;
+        }
+    }
+    /* how many keys each table holds: n_long the general one, n_small and n_short the packed ones */
+    for (Py_ssize_t i = 0; i < n_keys; i++) {
+        Py_ssize_t len = self->key_len[i];
+        int chars = i < self->kind_end[0];
+        n_long += !chars || len > 4;
+        if (chars && len <= 4) {
+            if (small_key(self->pool + self->key_start[i], len) != 0)
+                n_small++;
+            else
+                n_short++;
         }
     }
     if (n_classes < 1 || weights.itemsize != 1 || weights.len % ((Py_ssize_t)sizeof(float) * n_classes)) {
@@ -533,7 +605,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
         goto done;
     }
     Py_ssize_t size = weights.len / (Py_ssize_t)sizeof(float) / n_classes;
-    if (size < n_keys || n_keys >= INT32_MAX || pool_len >= (Py_ssize_t)UINT32_MAX || PyTuple_GET_SIZE(sizes) > MAX_SIZES || PyTuple_GET_SIZE(cjk) > MAX_CJK ||
+    if (size < n_keys || n_keys >= INT32_MAX || PyTuple_GET_SIZE(sizes) > MAX_SIZES || PyTuple_GET_SIZE(cjk) > MAX_CJK ||
         max_tokens < tail_tokens || tail_tokens < 0) {
         PyErr_SetString(PyExc_ValueError, "Kernel: parameters out of range");
         goto done;
@@ -572,13 +644,10 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     while (qcap < (size_t)n_small * 2 + 16) qcap <<= 1, qbits++;
     self->qmask = qcap - 1, self->qshift = 64 - qbits;
     self->smalls = PyMem_Malloc(qcap * sizeof(Small));
-    self->pool = PyMem_Malloc((size_t)(pool_len + 1) * sizeof(Py_UCS4));
-    self->key_start = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
-    self->key_len = PyMem_Malloc((size_t)(n_keys + 1) * sizeof(uint32_t));
     self->weights = PyMem_Malloc((size_t)(size * n_classes + 1) * sizeof(float));
     self->stamp = PyMem_Calloc((size_t)size + 1, sizeof(uint32_t));
     self->sums = PyMem_Malloc((size_t)n_classes * sizeof(double));
-    if (!self->slots || !self->shorts || !self->smalls || !self->pool || !self->key_start || !self->key_len || !self->weights ||
+    if (!self->slots || !self->shorts || !self->smalls || !self->weights ||
         !self->stamp || !self->sums) {
         PyErr_NoMemory();
         goto done;
@@ -589,17 +658,6 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds) {
     const float *w = (const float *)weights.buf; /* native order: array("f").tobytes() */
     for (Py_ssize_t k = 0; k < n_classes; k++)
         for (Py_ssize_t i = 0; i < size; i++) self->weights[i * n_classes + k] = w[k * size + i];
-    Py_ssize_t index = 0;
-    for (int k = 0; k < 3; k++) {
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists[k]); i++, index++) {
-            PyObject *s = PyList_GET_ITEM(lists[k], i);
-            Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-            if (n && !PyUnicode_AsUCS4(s, self->pool + self->pool_len, n, 0)) goto done;
-            self->key_start[index] = (uint32_t)self->pool_len, self->key_len[index] = (uint32_t)n;
-            self->pool_len += n;
-        }
-        self->kind_end[k] = index;
-    }
     for (Py_ssize_t i = 0; i < n_keys; i++) {
         uint32_t q = i < self->kind_end[0] ? small_key(self->pool + self->key_start[i], self->key_len[i]) : 0;
         if (q) {

@@ -78,6 +78,29 @@ class Prediction(NamedTuple):
     probabilities: dict[str, float]
 
 
+class KeyBlob(NamedTuple):
+    """A model file's vocabulary as it is stored, NUL-separated keys in index order and the
+    count of each kind: a loaded model splits it into 20,000 strings only when something asks
+    for them by kind (the pure-Python scorer, an explanation); the compiled scorer reads it
+    whole, and a one-shot run never makes them."""
+
+    text: str
+    counts: dict[str, int]
+
+    def split(self) -> dict[str, list[str]]:
+        flat = self.text.split("\0") if self.text else []
+        keys: dict[str, list[str]] = {}
+        start = 0
+        for kind in KINDS:
+            keys[kind] = flat[start : start + self.counts[kind]]
+            start += self.counts[kind]
+        return keys
+
+    def last(self, n: int) -> list[str]:
+        """The last `n` keys (the dense kind's), without splitting the rest."""
+        return self.text.rsplit("\0", n)[-n:] if n else []
+
+
 class Model:
     """Weights and vocabulary of one task (`classes` or `labels`)."""
 
@@ -87,7 +110,7 @@ class Model:
         task: str,
         classes: tuple[str, ...],
         pack: str,
-        keys: dict[str, list[str]],
+        keys: dict[str, list[str]] | KeyBlob,
         weights: Sequence[Column],
         bias: list[float],
         meta: dict[str, Any] | None = None,
@@ -118,10 +141,17 @@ class Model:
         self.meta = meta or {}
         self.bias = list(bias)
         self.weights = list(weights)
-        self._keys = keys
-        offset = sum(len(keys.get(kind, [])) for kind in KINDS)
+        if isinstance(keys, KeyBlob):
+            self._key_blob: KeyBlob | None = keys
+            self._key_lists: dict[str, list[str]] | None = None
+            counts = dict(keys.counts)
+            dense = keys.last(counts["d"])
+        else:
+            self._key_blob, self._key_lists = None, keys
+            counts = {kind: len(keys.get(kind, [])) for kind in KINDS}
+            dense = keys.get("d", [])
+        offset = sum(counts.values())
         self.size = offset
-        dense = keys.get("d", [])
         self._dense_vocab = dict(zip(dense, range(offset - len(dense), offset), strict=True))
         self._vocab: dict[str, dict[str, int]] | None = None
         if len(weights) != len(classes) or any(len(w) != offset for w in weights):
@@ -139,6 +169,14 @@ class Model:
         state["weights"] = [array("f", column.tobytes()) for column in self.weights]
         state["_scorer"] = None
         return state
+
+    @property
+    def _keys(self) -> dict[str, list[str]]:
+        """The keys of each kind, in index order (split from the file's blob on first use)."""
+        if self._key_lists is None:
+            assert self._key_blob is not None
+            self._key_lists = self._key_blob.split()
+        return self._key_lists
 
     def __repr__(self) -> str:
         return f"Model(task={self.task!r}, classes={len(self.classes)}, features={self.size})"
@@ -346,14 +384,9 @@ class Model:
             size = sum(int(counts[kind]) for kind in KINDS)
             if size > MAX_FEATURES:
                 raise ModelError(f"{size:,} features (at most {MAX_FEATURES:,})")
-            flat = blob.split("\0") if blob else []
-            if size != len(flat):
+            if size != (blob.count("\0") + 1 if blob else 0):
                 raise ModelError("the vocabulary does not match its counts")
-            keys: dict[str, list[str]] = {}
-            start = 0
-            for kind in KINDS:
-                keys[kind] = flat[start : start + int(counts[kind])]
-                start += int(counts[kind])
+            keys = KeyBlob(blob, {kind: int(counts[kind]) for kind in KINDS})
             if len(data) - pos != 4 * size * len(classes):
                 raise ModelError("the weights do not match the vocabulary")
             weights = _float32s(data, pos)

@@ -68,6 +68,16 @@ def serves(model: Model) -> bool:
     return model.pooling == "mean" and kernel_type() is not None and compatible()
 
 
+def _key_lists(model: Model) -> dict[str, Any]:
+    """The kernel's vocabulary as three lists of keys (a model made in memory, by training)."""
+    keys = model._keys
+    return {
+        "chars": list(keys.get("c", [])),
+        "words": list(keys.get("w", [])),
+        "bigrams": list(keys.get("b", [])),
+    }
+
+
 class KernelMismatch(RuntimeError):
     """The kernel's shape features or region differ from `features` on a sample text: the
     Python definition has moved on (`scorer_for` then answers with the pure-Python scorer)."""
@@ -95,7 +105,6 @@ class NativeScorer(ExplainedByFeatures):
         if kernel is None or not serves(model):
             raise RuntimeError("the compiled scorer cannot serve this model")
         super().__init__(model)
-        keys = model._keys
         dense = model._dense_vocab
         words, lines, code, ends = F.shape_keys()
         self._rule_index = {key[2:]: i for key, i in dense.items() if key.startswith("r:")}
@@ -103,10 +112,13 @@ class NativeScorer(ExplainedByFeatures):
         def indices(names: Sequence[str]) -> tuple[int, ...]:
             return tuple(dense.get(name, -1) for name in names)
 
-        self._kernel = kernel(
-            chars=list(keys.get("c", [])),
-            words=list(keys.get("w", [])),
-            bigrams=list(keys.get("b", [])),
+        blob = model._key_blob
+        if blob is not None:  # a loaded file's keys, read whole by the kernel (no str per key)
+            vocabulary: dict[str, Any] = {"chars": None, "words": None, "bigrams": None}
+            vocabulary.update(vocabulary=blob.text, counts=tuple(blob.counts[k] for k in "cwb"))
+        else:
+            vocabulary = _key_lists(model)
+        options: dict[str, Any] = dict(
             weights=b"".join(column.tobytes() for column in model.weights),
             n_classes=len(model.classes),
             char_sizes=tuple(F.CHAR_SIZES),
@@ -137,6 +149,13 @@ class NativeScorer(ExplainedByFeatures):
             classes=tuple(model.classes),
             prediction=Prediction,
         )
+        try:
+            self._kernel = kernel(**vocabulary, **options)
+        except TypeError:
+            if blob is None:
+                raise
+            # a kernel built before it read the blob (a stale build in a checkout): the lists
+            self._kernel = kernel(**_key_lists(model), **options)
         # the vote features' indices by score vector (a transcript repeats a few hundred)
         self._votes: dict[tuple[tuple[str, int], ...], tuple[int, ...]] = {}
         self._check()
