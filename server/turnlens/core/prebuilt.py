@@ -7,6 +7,8 @@ Python minor version, so the shipped packs' patterns are compiled once, when the
 change, and stored per Python version (packs/sre-3.X.json; regenerate with
 `python -m tests.core.test_sre_cache`). `compile_re` hands the stored program to
 `_sre.compile` — exactly the call `re.compile` ends with — and gets the same Pattern.
+A one-shot run reads the table from the one-shot bundle (core/data.py: the same programs, raw,
+without JSON); this module never imports `re` unless a pattern is missing from the table.
 
 The tables are TurnLens's own packaged data, never a user's file, and `_sre.compile`
 validates every program it is given. A pattern not in the table, another interpreter, a
