@@ -95,8 +95,11 @@ def test_classify_imports_nothing_it_does_not_use(args: list[str], tmp_path: Pat
         assert not (mods & STANDARD_LIBRARY_NOT_USED), mods & STANDARD_LIBRARY_NOT_USED
 
 
-@pytest.mark.parametrize("args", [["route", "--stdin"], ["route", "--stdin", "--json"]])
+@pytest.mark.parametrize(
+    "args", [["route", "--stdin"], ["route", "--input", "prompt.txt"], ["route", "--stdin", "--json"]]
+)
 def test_route_imports_nothing_it_does_not_use(args: list[str], tmp_path: Path) -> None:
+    (tmp_path / "prompt.txt").write_text("please refactor the parser\n", encoding="utf-8")
     mods = modules_of(args, "please refactor the parser\n", tmp_path)
     assert "turnlens.router.resolve" in mods
     # the defaults come from `router.vocabulary`: no dataclass to build, no `inspect`
