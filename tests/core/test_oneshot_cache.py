@@ -51,7 +51,7 @@ def bundle_of(version: str) -> dict[str, Any]:
         k: (tuple(v[0]), bool(v[1])) if v else None for k, v in _json("literals.json")["patterns"].items()
     }
     sets = {
-        k: (str(v[0]), bool(v[1]), bool(v[2])) if v else None
+        k: (str(v[0]), bool(v[1]), bool(v[2]), bool(v[3])) if v else None
         for k, v in _json("translations.json")["patterns"].items()
     }
     sre = _json(f"sre-{version}.json")

@@ -353,7 +353,9 @@ class _PackMatcher:
         if self._seen < REGROUP_BYTES:
             return
         self._group = SET_PATTERNS
-        rset, refused = _build_set([r.pattern for r in self.in_set], [r.alone for r in self.in_set], SET_PATTERNS)
+        rset, refused = _build_set(
+            [r.pattern for r in self.in_set], [r.alone for r in self.in_set], SET_PATTERNS
+        )
         if not refused:  # each pattern built alone before, so none is refused now
             self.set = rset
 
