@@ -130,7 +130,11 @@ class _NamedTupleMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if not bases:  # `NamedTuple` itself
             return super().__new__(mcls, name, bases, ns)
-        fields = tuple(ns.get("__annotations__", {}))
+        if "__annotations__" not in ns:
+            # Python 3.14 evaluates annotations lazily unless the module has the __future__
+            # import; without it the fields would silently be none
+            raise TypeError(f"{name}: a NamedTuple here needs `from __future__ import annotations`")
+        fields = tuple(ns["__annotations__"])
         body = {key: value for key, value in ns.items() if key not in fields}
         defaults = {key: ns[key] for key in fields if key in ns}
         if any(key not in defaults for key in fields[len(fields) - len(defaults) :]):
