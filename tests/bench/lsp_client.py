@@ -191,6 +191,18 @@ class LspClient:
         self.notify("initialized", {})
         return arrived - self.t_spawn
 
+    def ready(self, root: Path) -> float:
+        """Wait until the server answers a request (a hover on a document that is not open):
+        `initialize` may be answered before the server is built (see turnlens/lsp/handshake.py),
+        and a figure that starts at a later message must not count the rest of its start-up.
+        Returns the seconds from process spawn to that answer."""
+        params = {
+            "textDocument": {"uri": (root / "not-open.md").as_uri()},
+            "position": {"line": 0, "character": 0},
+        }
+        _, arrived, _ = self.request("textDocument/hover", params)
+        return arrived - self.t_spawn
+
     def open(self, uri: str, text: str, version: int = 1) -> float:
         return self.notify(
             "textDocument/didOpen",

@@ -863,6 +863,7 @@ def _lsp_session(cfg: Config, size: int, budget: float, profile: Path | None = N
     try:
         with LspClient(settings, _profiled_server(profile) if profile else None) as client:
             client.initialize(root)
+            client.ready(root)  # the figures below start with the server built
             idle_rss, _ = client.rss_kib()
             cpu0 = client.cpu_seconds()
             t0 = client.open(uri, text)
@@ -999,6 +1000,7 @@ def _lsp_open(cfg: Config, size: int) -> list[Result]:
         for _ in range(cfg.pick(5, 3)):
             with LspClient(settings) as client:
                 client.initialize(root)
+                client.ready(root)  # the figures below start with the server built
                 cpu0 = client.cpu_seconds() or 0.0
                 t0 = client.open(uri, text)
                 t1, _ = client.wait_published(uri, 1, timeout=600)
@@ -1012,6 +1014,7 @@ def _lsp_open(cfg: Config, size: int) -> list[Result]:
         for _ in range(cfg.pick(3, 2)):
             with LspClient(settings) as client:
                 client.initialize(root)
+                client.ready(root)  # the figures below start with the server built
                 client.open(uri, text)
                 client.wait_published(uri, 1, timeout=600)
                 version, k = 1, 0

@@ -211,6 +211,33 @@ def test_small_sets_and_the_regrouped_sets_give_the_same_answers(pack_name: str)
         assert score(t, pack).scores == score_plain(t, pack.rules, pack.categories)
 
 
+@pytest.mark.parametrize("pack_name", PACKS)
+def test_the_batch_path_regroups_small_sets_and_forgets_what_it_keyed_by_them(pack_name: str) -> None:
+    """`classify_rules_many` and `score_many` (a transcript at once) also move from the small
+    sets to sets of SET_PATTERNS once the matcher has read REGROUP_BYTES, and their cache of
+    answers by set hits starts again (its keys were the small sets' local indices)."""
+    from turnlens.core.classify import _batch, classify_rules, classify_rules_many, score_many
+
+    base = builtin_pack(pack_name)
+    pack = RulePack(base.name, base.categories, base.rules, base.fallback)
+    matcher = engine._matcher(pack)
+    samples = [t for frags in (fragments(pack_name), turkish(pack_name)) for t in frags]
+    matcher._maybe_build(engine.SET_AFTER_BYTES)
+    assert matcher._group == engine.COLD_SET_PATTERNS
+    expected = [classify_rules(t, pack) for t in samples]
+    passes = [score(t, pack) for t in samples]
+    assert classify_rules_many(samples, pack) == expected
+    before = _batch(pack, matcher)
+    assert before.answers
+    filler = ["x " * 4096] * (engine.REGROUP_BYTES // 8192 + 1)
+    classify_rules_many(filler, pack)
+    assert matcher._group == engine.SET_PATTERNS
+    after = _batch(pack, matcher)
+    assert after is not before and after.generation == matcher.generation
+    assert classify_rules_many(samples, pack) == expected
+    assert score_many(samples, pack) == passes
+
+
 def test_builtin_rules_have_non_zero_weights() -> None:
     # _plain_signals tells a fired rule by its score; a zero weight would hide it.
     assert all(r.weight != 0 for name in PACKS for r in builtin_pack(name).rules)

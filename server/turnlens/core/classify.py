@@ -172,10 +172,11 @@ class _Batch:
     """What `classify_many` keeps per pack: the word and line counts at which any rule's
     bounds (or the fallback) change, and answers by what decides them."""
 
-    __slots__ = ("answers", "line_cuts", "matcher", "passes", "word_cuts")
+    __slots__ = ("answers", "generation", "line_cuts", "matcher", "passes", "word_cuts")
 
     def __init__(self, pack: RulePack, matcher: _PackMatcher) -> None:
         self.matcher = matcher  # answers are keyed by the hits of this matcher's sets
+        self.generation = matcher.generation  # ... as they were grouped then
         words: set[int] = set()
         lines: set[int] = set()
         for rule in pack.rules:
@@ -198,7 +199,12 @@ _BATCHES: dict[int, tuple[RulePack, _Batch]] = {}
 
 def _batch(pack: RulePack, matcher: _PackMatcher) -> _Batch:
     entry = _BATCHES.get(id(pack))
-    if entry is None or entry[0] is not pack or entry[1].matcher is not matcher:
+    if (
+        entry is None
+        or entry[0] is not pack
+        or entry[1].matcher is not matcher
+        or entry[1].generation != matcher.generation
+    ):
         if len(_BATCHES) > 16:
             _BATCHES.clear()
         entry = (pack, _Batch(pack, matcher))
@@ -222,8 +228,7 @@ def classify_rules_many(
     if pins is not None and len(pins) != len(texts):
         raise ValueError("classify_many: one pin (or None) per text")
     matcher = _matcher(pack)
-    if not matcher._built:
-        matcher._maybe_build(sum(map(len, texts)))
+    matcher.account(sum(map(len, texts)))
     if matcher.set is None or matcher.outside:
         return [classify_rules(t, pack, pin=pins[i] if pins else None) for i, t in enumerate(texts)]
     out = _classify_batch(texts, pack, matcher, _batch(pack, matcher))
@@ -318,8 +323,7 @@ def score_many(texts: Iterable[str], pack: RulePack) -> list[Score]:
     counts (as `classify_rules_many` shares answers). What a learned model reads beside the text."""
     texts = list(texts)
     matcher = _matcher(pack)
-    if not matcher._built:
-        matcher._maybe_build(sum(map(len, texts)))
+    matcher.account(sum(map(len, texts)))
     if matcher.set is None or matcher.outside:
         return [score(t, pack) for t in texts]
     passes = _batch(pack, matcher).passes

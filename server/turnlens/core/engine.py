@@ -311,6 +311,15 @@ class _PackMatcher:
         self._seen = 0
         self._built = False
         self._group = SET_PATTERNS  # patterns per RE2 set (COLD_SET_PATTERNS until REGROUP_BYTES)
+        # bumped when the sets are regrouped: what callers keyed by set-local hits is stale
+        self.generation = 0
+
+    def account(self, size: int) -> None:
+        """`size` more bytes to read: build the sets once they pay, regroup small ones later."""
+        if not self._built:
+            self._maybe_build(size)
+        elif self._group != SET_PATTERNS:
+            self._regroup(size)
 
     def _maybe_build(self, size: int) -> None:
         """Build the RE2 sets once they pay: with the shipped translations, compiling them and
@@ -358,6 +367,7 @@ class _PackMatcher:
         )
         if not refused:  # each pattern built alone before, so none is refused now
             self.set = rset
+            self.generation += 1
 
     def fired(
         self, text: str, words: int, lines: int, spans: dict[int, tuple[int, int]] | None = None
@@ -365,10 +375,7 @@ class _PackMatcher:
         """The pack positions of the rules that match `text`, in pack order; where a check
         located a match on the way, its span goes into `spans` (by position) for the explanation."""
         hits = [i for i, c in self.bounded_only if c.bounds_ok(words, lines)]
-        if not self._built:
-            self._maybe_build(len(text))
-        elif self._group != SET_PATTERNS:
-            self._regroup(len(text))
+        self.account(len(text))
         data = _set_input(text) if self.set is not None else None
         if data is None:  # the Python path: every pattern is checked with `re`
             for i, r in self.by_index.items():
