@@ -238,6 +238,23 @@ def test_the_batch_path_regroups_small_sets_and_forgets_what_it_keyed_by_them(pa
     assert score_many(samples, pack) == passes
 
 
+def test_a_long_running_process_starts_with_full_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After `prefer_memory` (the language server) a matcher built on a short text already has
+    sets of SET_PATTERNS: no regrouping later, in the middle of a refinement."""
+    for name in ("SET_MAX_MEM", "RULE_MAX_MEM", "COLD_SET_PATTERNS"):
+        monkeypatch.setattr(engine, name, getattr(engine, name))  # restored after the test
+    monkeypatch.setattr(engine, "_MATCHERS", {})  # the other tests' matchers stay as they are
+    engine.prefer_memory()
+    base = builtin_pack("default")
+    pack = RulePack(base.name, base.categories, base.rules, base.fallback)
+    matcher = engine._matcher(pack)
+    matcher._maybe_build(engine.SET_AFTER_BYTES)
+    assert matcher._group == engine.SET_PATTERNS
+    generation = matcher.generation
+    score("x " * (engine.REGROUP_BYTES // 2 + 1), pack)
+    assert matcher.generation == generation
+
+
 def test_builtin_rules_have_non_zero_weights() -> None:
     # _plain_signals tells a fired rule by its score; a zero weight would hide it.
     assert all(r.weight != 0 for name in PACKS for r in builtin_pack(name).rules)

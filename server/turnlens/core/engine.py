@@ -481,9 +481,13 @@ def _has_bounds(rule: Rule) -> bool:
 
 
 def prefer_memory() -> None:
-    """Smaller RE2 budgets: for a long-running process (the language server), where memory
-    held for ever matters more than the last bit of throughput on huge inputs."""
-    global SET_MAX_MEM, RULE_MAX_MEM
+    """Settings for a long-running process (the language server): smaller RE2 budgets, where
+    memory held for ever matters more than the last bit of throughput on huge inputs, and
+    sets of SET_PATTERNS from the start. Such a process reads past REGROUP_BYTES anyway, and
+    regrouping small sets then is one step of ~30 ms (compiling the label pack's sets again)
+    in the middle of a refinement, which a request would wait behind."""
+    global SET_MAX_MEM, RULE_MAX_MEM, COLD_SET_PATTERNS
+    COLD_SET_PATTERNS = SET_PATTERNS
     # 4 MB a set: the label pack's five sets (the language server's labeler) keep ~3 MB
     # less of DFA states than with 8 MB over a 5 MB transcript, at the same speed (2 MB is
     # the edge: at 1 MB the sets thrash and the labeler is twice as slow)
