@@ -1435,17 +1435,22 @@ def merge_doc(
     top = next(i for i, line in enumerate(lines) if line.startswith("| benchmark |")) + 2
     end = next(i for i in range(top, len(lines)) if not lines[i].startswith("|"))
     rows = lines[top:end]
-    at = {_first_cell(row): i for i, row in enumerate(rows)}
     last: dict[str, int] = {}
     new_rows = markdown_table(results).split("\n")[2:]
+    # a row text can come twice (`lsp` opens a 5 MB document as `lsp-open` does): the k-th new
+    # row of a first cell replaces the k-th old one
+    used: dict[str, int] = {}
     for r, row in zip(results, new_rows, strict=True):
-        i = at.get(_first_cell(row))
-        if i is not None:
+        cell = _first_cell(row)
+        same = [k for k, x in enumerate(rows) if _first_cell(x) == cell]
+        nth = used.get(cell, 0)
+        used[cell] = nth + 1
+        if nth < len(same):
+            i = same[nth]
             rows[i] = row
         else:
             i = last.get(r.bench, len(rows) - 1) + 1
             rows.insert(i, row)
-            at = {_first_cell(x): k for k, x in enumerate(rows)}
         last[r.bench] = i
     lines[top:end] = rows
     if "sweep" in names:
