@@ -28,7 +28,12 @@ def local_ray() -> Iterator[Any]:
         ray.shutdown()
 
 
-def test_ray_and_local_write_identical_rows(local_ray: Any, archive: Path, tmp_path: Path) -> None:
+def test_ray_and_local_write_identical_rows(
+    local_ray: Any, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import turnlens.batch.run as batch_run
+
+    monkeypatch.setattr(batch_run, "RAY_WAVE_PER_CPU", 1)  # waves of 2 partitions: several here
     (archive / "ours" / "broken.json").write_text("{ this is not JSON", "utf-8")
     files = collect([str(archive)])
     local = run_batch(

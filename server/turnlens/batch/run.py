@@ -462,12 +462,19 @@ def run_ray(
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
         cpus = max(1, int(resources.get("CPU", workers)))
         read = ray.remote(num_returns=2)(_ray_read)
-        for start in range(0, len(jobs), cpus):
-            _ray_wave(ray, read, jobs[start : start + cpus], on_done)
+        per_wave = cpus * RAY_WAVE_PER_CPU
+        for start in range(0, len(jobs), per_wave):
+            _ray_wave(ray, read, jobs[start : start + per_wave], on_done)
     finally:
         if started:
             ray.shutdown()
 
+
+# Partitions per CPU in one wave of the Ray engine. Each wave is one Dataset execution (its
+# start costs about a second) ending at a barrier, where a core whose partitions are done
+# waits for the wave's largest; more partitions a wave amortise both, and bound what is in
+# flight at once to a few partitions a core.
+RAY_WAVE_PER_CPU = 4
 
 # Ray on Linux advertises (and binds its gRPC servers to every interface for) the machine's
 # network address; with clusters "disabled" it takes the loopback address, and its servers
