@@ -13,6 +13,7 @@ never part of the repository.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -216,7 +217,11 @@ def run_once(archive: Path, out: Path, engine: str, cores: int, partition: str) 
     shutil.rmtree(out, ignore_errors=True)
     cmd = [sys.executable, "-m", "turnlens", "batch", str(archive), "--out", str(out), "--engine", engine]
     cmd += ["--jobs", str(cores), "--partition-size", partition, "--quiet"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+    # the installed TurnLens when this interpreter has one (measure what users run), else the
+    # source tree next to this script
+    env = dict(os.environ)
+    if importlib.util.find_spec("turnlens") is None:
+        env["PYTHONPATH"] = str(ROOT / "server")
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
     watch = MemoryWatch(proc.pid, engine)
