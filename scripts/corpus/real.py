@@ -5,7 +5,8 @@ calls and results), and rows each written after one real item of a public thread
 (`turns-threads`, `turns-agents`, `prompts-agents`, `prompts-agents-intl`: a new text with the
 real one's label, language and shape, its wording and specifics changed; nothing copied), the
 work requests among those prompts read as turns (`turns-requests`: context) and plain
-explanations without marker words (`turns-plain`: context). Run to
+explanations without marker words (`turns-plain`: context) and approvals that carry a directive
+(`turns-approvals`: decision). Run to
 regenerate the JSON Lines files from the `.rows` files next to this script."""
 
 from pathlib import Path
@@ -23,6 +24,7 @@ FILES = (
     ("prompts-agents-intl.rows", "pai", "prompts-agents-intl.jsonl"),
     ("turns-requests.rows", "trq", "turns-requests.jsonl"),
     ("turns-plain.rows", "tpl", "turns-plain.jsonl"),
+    ("turns-approvals.rows", "tap", "turns-approvals.jsonl"),
 )
 
 if __name__ == "__main__":

@@ -18,7 +18,14 @@ from _functools import partial  # type: ignore[import-not-found]
 from _weakref import ref as weak_ref  # weakref.ref, without importing weakref.py
 
 from turnlens.core.classes import task_class
-from turnlens.core.classify import Classification, classify_rules_many, from_score, of_class, score_many
+from turnlens.core.classify import (
+    UNSURE_BELOW,
+    Classification,
+    classify_rules_many,
+    from_score,
+    of_class,
+    score_many,
+)
 from turnlens.core.engine import Score, score
 from turnlens.core.rules import RulePack, builtin_pack
 
@@ -111,9 +118,11 @@ def from_model(
     explain: bool = False,
     top: int = 8,
     allowed: tuple[str, ...] | None = None,
+    seed: str | None = None,
 ) -> Classification:
     """The model's answer (among the `allowed` classes, when a unit's kind limits them); with
-    `explain`, the features that pushed it and each rule's weight."""
+    `explain`, the features that pushed it and each rule's weight. `seed`: the rules' own
+    fallback answer when no rule scored (`no_evidence`)."""
     from turnlens.learn.scorer import scorer_for
 
     scorer = scorer_for(model)
@@ -128,10 +137,12 @@ def from_model(
         )
     else:
         prediction = scorer.predict(text, result)
+    label = prediction.label
     if allowed is not None and prediction.label not in allowed:
         prediction = model.restrict(prediction, allowed)
-        if explain:  # explain the class given, not the one the kind ruled out
-            contributions, rule_weights, found = scorer.explain(text, result, prediction.label, each=top // 2)
+    prediction = no_evidence(prediction, seed, allowed)
+    if explain and prediction.label != label:  # explain the class given, not the one ruled out
+        contributions, rule_weights, found = scorer.explain(text, result, prediction.label, each=top // 2)
     return of_class(
         task_class(prediction.label).name,
         result,
@@ -142,6 +153,31 @@ def from_model(
         rule_weights=rule_weights,
         phrases=found,
     )
+
+
+def seed_answer(result: Score, pack: RulePack) -> str | None:
+    """What the rules alone answer for a longer text none of them scored: the pack's fallback
+    for long texts (SE-029: context, the catch-all), else None. Short texts are left to the
+    model: the short fallback (chitchat) was wrong on real turns more often than the model."""
+    fb = pack.fallback
+    if fb is None or result.words <= fb.max_short_words or max(result.scores.values(), default=0) > 0:
+        return None
+    return fb.long
+
+
+def no_evidence(prediction: Prediction, seed: str | None, allowed: tuple[str, ...] | None) -> Prediction:
+    """Where no rule scored and the model is unsure too (under UNSURE_BELOW), the rules'
+    fallback (`seed`) answers, with the model's own probability for it, so that views still
+    mark it unsure: neither side has evidence, and the catch-all is the seed's answer there.
+    It costs about a point on the real dev turns (docs/labels.md, fourth pass) and keeps the
+    seed's behaviour examples, which are its specification."""
+    if seed is None or prediction.confidence >= UNSURE_BELOW or prediction.label == seed:
+        return prediction
+    if seed not in prediction.probabilities or (allowed is not None and seed not in allowed):
+        return prediction
+    from turnlens.learn.model import Prediction
+
+    return Prediction(seed, prediction.probabilities[seed], prediction.probabilities)
 
 
 def classify(
@@ -169,7 +205,7 @@ def classify(
         from turnlens.core.kinds import allowed_classes
 
         allowed = allowed_classes(kind, text)
-    return from_model(text, result, model, explain=explain, allowed=allowed)
+    return from_model(text, result, model, explain=explain, allowed=allowed, seed=seed_answer(result, pack))
 
 
 def classify_unit(
@@ -228,12 +264,15 @@ def classify_many(
             answer = of_class(user[0], result, overridden_by=user[1])
         else:
             prediction = predict(text, result)
+            allowed = None
             if kind is not None:
                 from turnlens.core.kinds import allowed_classes
 
                 allowed = allowed_classes(kind, text)
                 if allowed is not None and prediction.label not in allowed:
                     prediction = model.restrict(prediction, allowed)
+            if prediction.confidence < UNSURE_BELOW:
+                prediction = no_evidence(prediction, seed_answer(result, pack), allowed)
             answer = _model_answer(prediction, result)
         seen[(text, kind)] = answer
         out.append(answer)

@@ -97,6 +97,28 @@ def test_training_is_deterministic() -> None:
     assert train(rows, "classes").to_bytes() == train(list(rows), "classes").to_bytes()
 
 
+def test_a_model_of_several_fits_is_the_mean_of_its_fits() -> None:
+    """`fits = 3` averages the weights of the fits with seeds s, s+1, s+2 into one model of
+    the same vocabulary; one fit is exactly the model a single seed gives."""
+    from dataclasses import replace
+
+    from turnlens.learn.train import TASK_SETTINGS
+
+    rows = [Row(str(i), t, label) for i, (t, label) in enumerate(ROWS)]
+    one = replace(TASK_SETTINGS["labels"], fits=1)
+    singles = [train(rows, "classes", replace(one, seed=13 + n)) for n in range(3)]
+    mean = train(rows, "classes", replace(one, fits=3))
+    assert train(rows, "classes", one).to_bytes() == singles[0].to_bytes()
+    assert mean.vocab == singles[0].vocab and mean.meta["fits"] == 3 and "fits" not in singles[0].meta
+    for j in range(len(mean.classes)):
+        for i, w in enumerate(mean.weights[j]):
+            assert abs(w - sum(s.weights[j][i] for s in singles) / 3) < 1e-5
+    assert max(abs(b - sum(s.bias[j] for s in singles) / 3) for j, b in enumerate(mean.bias)) < 1e-5
+    # the fits differ (else averaging would be a no-op and this test could not fail)
+    assert singles[0].weights[0].tobytes() != singles[1].weights[0].tobytes()
+    assert TASK_SETTINGS["classes"].fits == 3
+
+
 def test_usage_errors(cli: Cli, tmp_path: Path) -> None:
     assert cli("train", "--base", "none", "--out", tmp_path / "m.tlm").code == 2
     only_one = _write(tmp_path / "one.jsonl", ROWS[:3])

@@ -67,7 +67,7 @@ def gather(corpora: list[str], base: str, task: str, command: str) -> list[Row]:
 
 class _TerminalProgress:
     """One line on a terminal that says what training is doing and for how long (it takes
-    about half a minute); cleared when training ends. Pipes and logs get nothing."""
+    half a minute to two minutes); cleared when training ends. Pipes and logs get nothing."""
 
     def __init__(self) -> None:
         import time
