@@ -326,11 +326,27 @@ def crossfit(
 ) -> dict[str, dict[str, Any]]:
     """What calibration is worth on text it was not fitted on: each fold's rows answered with
     the temperature (and offsets) fitted on the other folds. Accuracy and ECE per task for the
-    raw model, the temperature alone, and the temperature with offsets."""
+    raw model, the temperature alone, and the temperature with offsets; with a blended encoder
+    engine, `blend` too (the engine as it answers: both engines calibrated that way, averaged)."""
     import math
 
     from turnlens.learn.calibrate import fit_calibration, fit_temperature
+    from turnlens.learn.encoder import BLEND
     from turnlens.learn.metrics import calibration_error
+
+    def calibrated(data: list[tuple[list[float], int, str]], f: int) -> dict[int, list[float]]:
+        """Fold `f`'s rows' probabilities, calibrated (temperature, offsets) on the other folds."""
+        rows = [d[0] for i, d in enumerate(data) if i % folds != f]
+        gold = [d[1] for i, d in enumerate(data) if i % folds != f]
+        t, b = fit_calibration(rows, gold, penalty=penalty)
+        out = {}
+        for i, (logits, _, _) in enumerate(data):
+            if i % folds == f:
+                z = [v / t + o for v, o in zip(logits, b, strict=True)]
+                top = max(z)
+                e = [math.exp(v - top) for v in z]
+                out[i] = [x / sum(e) for x in e]
+        return out
 
     out: dict[str, dict[str, Any]] = {}
     for task, (model, data) in task_logits(loaded, models).items():
@@ -352,6 +368,21 @@ def crossfit(
                     e = [math.exp(v - top) for v in z]
                     k = max(range(len(z)), key=lambda i: (z[i], -i))
                     answers[design].append(Outcome(model.classes[g], model.classes[k], e[k] / sum(e), lang))
+        enc = models.get("encoder") if task == "labels" else None
+        partner = getattr(enc, "partner", None)
+        if partner is not None:
+            # the shipped engine: the even mean of both engines' probabilities, each engine
+            # calibrated on the other folds
+            _, other = task_logits(loaded, {"labels": partner})["labels"]
+            answers["blend"] = []
+            for f in range(folds):
+                mine, theirs = calibrated(data, f), calibrated(other, f)
+                for i, p in mine.items():
+                    q = [BLEND * a + (1.0 - BLEND) * c for a, c in zip(p, theirs[i], strict=True)]
+                    k = max(range(len(q)), key=lambda j: (q[j], -j))
+                    answers["blend"].append(
+                        Outcome(model.classes[data[i][1]], model.classes[k], q[k], data[i][2])
+                    )
         out[task] = {
             design: {
                 "accuracy": sum(o.label == o.got for o in outs) / len(outs),
@@ -449,7 +480,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from turnlens.learn.encoder import FILES
 
         if (args.encoder / FILES["labels"][0]).is_file():
-            models["encoder"] = load(args.encoder)
+            from turnlens.learn.model import packaged_model
+
+            # blended with the n-gram labeler measured beside it, as the shipped engine is
+            models["encoder"] = load(args.encoder, partner=models.get("labels") or packaged_model("labels"))
         if (args.encoder / FILES["classes"][0]).is_file():  # measured with --crossfit only
             models["encoder-classes"] = load(args.encoder, "classes")
     every: dict[str, Any] = {}

@@ -81,6 +81,47 @@ def test_logits_are_the_ngram_models_plus_the_projected_vector() -> None:
     assert scorer.predict_many([text, text], [rules, rules]) == [prediction, prediction]
 
 
+def test_with_a_partner_the_answer_is_the_mean_of_both_engines_probabilities() -> None:
+    from turnlens.learn.model import packaged_model
+    from turnlens.learn.scorer import scorer_for
+
+    alone = _shipped()
+    partner = packaged_model("labels")
+    blended = enc.EncoderScorer(alone.model, alone.projection, StandIn(), partner=partner)
+    texts = [
+        "why does the upload fail on large files?",
+        "rename utils.py to helpers.py and fix the imports",
+        "plan the migration to postgres before we write any code",
+        "thanks, that works",
+    ]
+    for text in texts:
+        rules = score(text, label_pack())
+        own = alone.predict(text, rules).probabilities
+        other = scorer_for(partner).predict(text, rules).probabilities
+        got = blended.predict(text, rules)
+        want = {c: enc.BLEND * own[c] + (1 - enc.BLEND) * other[c] for c in ROUTER_LABELS}
+        assert got.probabilities == pytest.approx(want)
+        assert sum(got.probabilities.values()) == pytest.approx(1.0)
+        assert got.label == max(ROUTER_LABELS, key=lambda c: want[c])
+        assert got.confidence == pytest.approx(want[got.label])
+        assert blended.predict_many([text], [rules]) == [got]
+    # a partner with other labels is refused
+    with pytest.raises(ValueError):
+        enc.EncoderScorer(alone.model, alone.projection, StandIn(), partner=packaged_model("classes"))
+
+
+def test_the_packaged_engine_is_blended_with_the_shipped_labeler(monkeypatch: pytest.MonkeyPatch) -> None:
+    from turnlens.learn.model import packaged_model
+
+    monkeypatch.setattr(enc, "available", lambda: True)
+    enc.packaged_scorer.cache_clear()
+    try:
+        scorer = enc.packaged_scorer()
+        assert scorer is not None and scorer.partner is packaged_model("labels")
+    finally:
+        enc.packaged_scorer.cache_clear()
+
+
 def test_the_labeler_and_the_router_take_the_engine_as_a_scorer() -> None:
     from dataclasses import replace
 
