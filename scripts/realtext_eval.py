@@ -326,8 +326,8 @@ def crossfit(
 ) -> dict[str, dict[str, Any]]:
     """What calibration is worth on text it was not fitted on: each fold's rows answered with
     the temperature (and offsets) fitted on the other folds. Accuracy and ECE per task for the
-    raw model, the temperature alone, and the temperature with offsets; with a blended encoder
-    engine, `blend` too (the engine as it answers: both engines calibrated that way, pooled)."""
+    raw model, the temperature alone, and the temperature with offsets; with a pooled encoder
+    engine, `pooled` too (the engine as it answers: both engines calibrated that way, pooled)."""
     import math
 
     from turnlens.learn.calibrate import fit_calibration, fit_temperature
@@ -374,7 +374,7 @@ def crossfit(
             # the shipped engine: both engines' probabilities pooled (`encoder.pool`), each
             # engine calibrated on the other folds
             _, other = task_logits(loaded, {"labels": partner})["labels"]
-            answers["blend"] = []
+            answers["pooled"] = []
             for f in range(folds):
                 mine, theirs = calibrated(data, f), calibrated(other, f)
                 for i, p in mine.items():
@@ -383,7 +383,7 @@ def crossfit(
                         dict(zip(model.classes, p, strict=True)),
                         dict(zip(model.classes, theirs[i], strict=True)),
                     )
-                    answers["blend"].append(
+                    answers["pooled"].append(
                         Outcome(model.classes[data[i][1]], got.label, got.confidence, data[i][2])
                     )
         out[task] = {
@@ -485,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (args.encoder / FILES["labels"][0]).is_file():
             from turnlens.learn.model import packaged_model
 
-            # blended with the n-gram labeler measured beside it, as the shipped engine is
+            # pooled with the n-gram labeler measured beside it, as the shipped engine is
             models["encoder"] = load(args.encoder, partner=models.get("labels") or packaged_model("labels"))
         if (args.encoder / FILES["classes"][0]).is_file():  # measured with --crossfit only
             models["encoder-classes"] = load(args.encoder, "classes")

@@ -87,7 +87,7 @@ def test_with_a_partner_the_answer_pools_both_engines_probabilities() -> None:
 
     alone = _shipped()
     partner = packaged_model("labels")
-    blended = enc.EncoderScorer(alone.model, alone.projection, StandIn(), partner=partner)
+    pooled = enc.EncoderScorer(alone.model, alone.projection, StandIn(), partner=partner)
     texts = [
         "why does the upload fail on large files?",
         "rename utils.py to helpers.py and fix the imports",
@@ -98,20 +98,20 @@ def test_with_a_partner_the_answer_pools_both_engines_probabilities() -> None:
         rules = score(text, label_pack())
         own = alone.predict(text, rules).probabilities
         other = scorer_for(partner).predict(text, rules).probabilities
-        got = blended.predict(text, rules)
+        got = pooled.predict(text, rules)
         raw = {c: own[c] ** enc.BLEND * other[c] ** (1 - enc.BLEND) for c in ROUTER_LABELS}
         want = {c: v / sum(raw.values()) for c, v in raw.items()}
         assert got.probabilities == pytest.approx(want)
         assert sum(got.probabilities.values()) == pytest.approx(1.0)
         assert got.label == max(ROUTER_LABELS, key=lambda c: want[c])
         assert got.confidence == pytest.approx(want[got.label])
-        assert blended.predict_many([text], [rules]) == [got]
+        assert pooled.predict_many([text], [rules]) == [got]
     # a partner with other labels is refused
     with pytest.raises(ValueError):
         enc.EncoderScorer(alone.model, alone.projection, StandIn(), partner=packaged_model("classes"))
 
 
-def test_the_packaged_engine_is_blended_with_the_shipped_labeler(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_packaged_engine_is_pooled_with_the_shipped_labeler(monkeypatch: pytest.MonkeyPatch) -> None:
     from turnlens.learn.model import packaged_model
 
     monkeypatch.setattr(enc, "available", lambda: True)

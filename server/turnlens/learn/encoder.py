@@ -228,7 +228,7 @@ def _models_dir() -> Path:
 
 def load(folder: Path, task: str = "labels", partner: Model | None = None) -> EncoderScorer:
     """The engine for `task` from `folder`'s two files (the packaged ones: `packaged_scorer`),
-    blended with `partner` when one is given."""
+    pooled with `partner` when one is given."""
     from turnlens.learn.model import Model
 
     ngrams, vec = FILES[task]
@@ -239,7 +239,7 @@ def load(folder: Path, task: str = "labels", partner: Model | None = None) -> En
 
 @cache
 def packaged_scorer() -> EncoderScorer | None:
-    """The shipped engine (blended with the shipped n-gram labeler), or None when the encoder
+    """The shipped engine (pooled with the shipped n-gram labeler), or None when the encoder
     package is not installed."""
     if not available():
         return None
