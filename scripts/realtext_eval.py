@@ -334,26 +334,29 @@ def crossfit(
     from turnlens.learn.encoder import pool
     from turnlens.learn.metrics import calibration_error
 
-    def calibrated(data: list[tuple[list[float], int, str]], f: int) -> dict[int, list[float]]:
-        """Fold `f`'s rows' probabilities, calibrated (temperature, offsets) on the other folds."""
-        rows = [d[0] for i, d in enumerate(data) if i % folds != f]
-        gold = [d[1] for i, d in enumerate(data) if i % folds != f]
-        t, b = fit_calibration(rows, gold, penalty=penalty)
-        out = {}
-        for i, (logits, _, _) in enumerate(data):
-            if i % folds == f:
-                z = [v / t + o for v, o in zip(logits, b, strict=True)]
-                top = max(z)
-                e = [math.exp(v - top) for v in z]
-                out[i] = [x / sum(e) for x in e]
-        return out
+    def softmax(logits: Sequence[float], t: float, b: Sequence[float]) -> list[float]:
+        z = [v / t + o for v, o in zip(logits, b, strict=True)]
+        top = max(z)
+        e = [math.exp(v - top) for v in z]
+        total = sum(e)
+        return [x / total for x in e]
+
+    def out_of_fold(data: list[tuple[list[float], int, str]]) -> dict[int, list[float]]:
+        """Every row's probabilities, calibrated (temperature, offsets) on the other folds."""
+        probs: dict[int, list[float]] = {}
+        for f in range(folds):
+            train = [d for i, d in enumerate(data) if i % folds != f]
+            t, b = fit_calibration([d[0] for d in train], [d[1] for d in train], penalty=penalty)
+            probs.update({i: softmax(d[0], t, b) for i, d in enumerate(data) if i % folds == f})
+        return probs
 
     out: dict[str, dict[str, Any]] = {}
     for task, (model, data) in task_logits(loaded, models).items():
         answers: dict[str, list[Outcome]] = {"raw": [], "temperature": [], "temperature+offsets": []}
+        calibrated: dict[int, list[float]] = {}  # the temperature+offsets design's, by row
         for f in range(folds):
             train = [d for i, d in enumerate(data) if i % folds != f]
-            test = [d for i, d in enumerate(data) if i % folds == f]
+            test = [(i, d) for i, d in enumerate(data) if i % folds == f]
             rows, gold = [d[0] for d in train], [d[1] for d in train]
             t_only = fit_temperature(rows, gold)
             t_both, offsets = fit_calibration(rows, gold, penalty=penalty)
@@ -362,30 +365,27 @@ def crossfit(
                 ("temperature", t_only, [0.0] * len(model.classes)),
                 ("temperature+offsets", t_both, offsets),
             ):
-                for logits, g, lang in test:
-                    z = [v / t + o for v, o in zip(logits, b, strict=True)]
-                    top = max(z)
-                    e = [math.exp(v - top) for v in z]
-                    k = max(range(len(z)), key=lambda i: (z[i], -i))
-                    answers[design].append(Outcome(model.classes[g], model.classes[k], e[k] / sum(e), lang))
+                for i, (logits, g, lang) in test:
+                    p = softmax(logits, t, b)
+                    k = max(range(len(p)), key=lambda j: (p[j], -j))
+                    answers[design].append(Outcome(model.classes[g], model.classes[k], p[k], lang))
+                    if design == "temperature+offsets":
+                        calibrated[i] = p
         enc = models.get("encoder") if task == "labels" else None
         partner = getattr(enc, "partner", None)
         if partner is not None:
             # the shipped engine: both engines' probabilities pooled (`encoder.pool`), each
             # engine calibrated on the other folds
             _, other = task_logits(loaded, {"labels": partner})["labels"]
+            theirs = out_of_fold(other)
             answers["pooled"] = []
-            for f in range(folds):
-                mine, theirs = calibrated(data, f), calibrated(other, f)
-                for i, p in mine.items():
-                    got = pool(
-                        model.classes,
-                        dict(zip(model.classes, p, strict=True)),
-                        dict(zip(model.classes, theirs[i], strict=True)),
-                    )
-                    answers["pooled"].append(
-                        Outcome(model.classes[data[i][1]], got.label, got.confidence, data[i][2])
-                    )
+            for i, (_, g, lang) in enumerate(data):
+                got = pool(
+                    model.classes,
+                    dict(zip(model.classes, calibrated[i], strict=True)),
+                    dict(zip(model.classes, theirs[i], strict=True)),
+                )
+                answers["pooled"].append(Outcome(model.classes[g], got.label, got.confidence, lang))
         out[task] = {
             design: {
                 "accuracy": sum(o.label == o.got for o in outs) / len(outs),
