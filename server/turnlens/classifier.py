@@ -138,7 +138,7 @@ def from_model(
     else:
         prediction = scorer.predict(text, result)
     label = prediction.label
-    if allowed is not None and prediction.label not in allowed:
+    if allowed is not None:  # always: the ruled-out classes' share belongs to the allowed ones
         prediction = model.restrict(prediction, allowed)
     prediction = no_evidence(prediction, seed, allowed)
     if explain and prediction.label != label:  # explain the class given, not the one ruled out
@@ -269,7 +269,7 @@ def classify_many(
                 from turnlens.core.kinds import allowed_classes
 
                 allowed = allowed_classes(kind, text)
-                if allowed is not None and prediction.label not in allowed:
+                if allowed is not None:
                     prediction = model.restrict(prediction, allowed)
             if prediction.confidence < UNSURE_BELOW:
                 prediction = no_evidence(prediction, seed_answer(result, pack), allowed)

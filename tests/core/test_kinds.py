@@ -66,6 +66,30 @@ def test_the_model_answers_within_the_kind(text: str, kind: str) -> None:
     assert classify(text, DEFAULT).engine == "model"
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Bash: pytest -q tests/test_cli.py", "tool_call"),
+        ("Edit: src/app.py", "tool_call"),
+        ("Read: /src/app.py", "tool_call"),
+        ("The tests pass now; next I should look at the parser.", "thinking"),
+        ("FAILED tests/test_cli.py::test_help - AssertionError", "tool_result"),
+    ],
+)
+def test_a_kinds_evidence_renormalises_the_answer_even_when_the_model_agreed(text: str, kind: str) -> None:
+    # the kind rules classes out, so the probability left is spread over the rest whatever the
+    # model's own first choice was: a command is code with certainty, not at the model's 0.6
+    allowed = allowed_classes(kind, text)
+    assert allowed is not None
+    for c in (classify_unit(text, kind, DEFAULT), classify_many([text], DEFAULT, None, [kind])[0]):
+        assert c.probabilities is not None
+        assert abs(sum(c.probabilities[k] for k in allowed) - 1.0) < 1e-6
+        assert all(c.probabilities[k] == 0.0 for k in c.probabilities if k not in allowed)
+        assert c.confidence == pytest.approx(c.probabilities[c.task_class])
+        if allowed == ("code",):
+            assert c.task_class == "code" and c.confidence == pytest.approx(1.0)
+
+
 def test_pins_and_the_rules_engines_ignore_the_kind() -> None:
     assert classify("thanks!", DEFAULT, kind="tool_result", pin="chitchat").task_class == "chitchat"
     assert classify("thanks!", REFERENCE, kind="tool_result") == classify("thanks!", REFERENCE)
