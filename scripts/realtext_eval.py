@@ -13,8 +13,10 @@ checked against its ref's hash: a missing or changed text is reported and left o
 A set whose name holds `prompts` is measured as router labels (the embedded labeler and the
 label rules side by side, the phase-level accuracy, and the share of non-chat prompts that get
 no route); any other set as task classes (the `default` pack's model and the `reference`
-rules side by side). A row with a `kind` (a session unit: tool_call, tool_result, thinking…)
-is classified as the session views classify it, with its kind as evidence.
+rules side by side), with the share of the turns that must be kept word for word (decisions,
+specs) that are, and of those kept, the share that had to be: what a guarded compaction
+keeps. A row with a `kind` (a session unit: tool_call, tool_result, thinking, a user's prompt
+in `prompt-classes`…) is classified as the session views classify it, with its kind as evidence.
 
 `--fit-temperature` fits each model's temperature (with `--offsets`, one offset per class
 too) on the sets given (turns for the classes
@@ -38,12 +40,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from turnlens.core.classes import task_classes
 from turnlens.learn.dataset import CLASS_LABELS, ROUTER_LABELS
 from turnlens.learn.metrics import Outcome, format_summary, summarize
 
 REPO = Path(__file__).resolve().parents[1]
 REFS = REPO / "tests" / "data" / "realtext"
-SETS = ("dev-turns", "dev-prompts", "units")
+SETS = ("dev-turns", "dev-prompts", "units", "prompt-classes")
+# the classes a compaction keeps word for word (decision, spec: the classes' own data)
+FROZEN = tuple(c.name for c in task_classes().values() if c.frozen == "true")
 # rows bigger than this are not real turns of a thread; a cache file is read in full
 MAX_TEXT = 1 << 20
 log = logging.getLogger("realtext_eval")
@@ -191,6 +196,18 @@ def _result(
     ]
     if tools:
         summary["tool_units"] = {"n": len(tools), "accuracy": sum(tools) / len(tools)}
+    if labels == CLASS_LABELS:
+        # what a compaction keeps word for word (the frozen classes): of the turns that must be
+        # kept, how many are; of the turns kept, how many had to be
+        must = sum(o.label in FROZEN for o in outcomes)
+        kept = sum(o.got in FROZEN for o in outcomes)
+        both = sum(o.label in FROZEN and o.got in FROZEN for o in outcomes)
+        summary["frozen"] = {
+            "n": must,
+            "kept": kept,
+            "recall": both / must if must else 0.0,
+            "precision": both / kept if kept else 0.0,
+        }
     if kinds:
         summary["kinds"] = {
             k: {
@@ -419,6 +436,12 @@ def _report(name: str, loaded: Loaded, results: list[dict[str, Any]], misses: bo
         if "no_route" in r:
             nr = r["no_route"]
             out.append(f"non-chat prompts with no route: {nr['n']} of {nr['of']} ({r['no_route_share']:.1%})")
+        if "frozen" in r:
+            fz = r["frozen"]
+            out.append(
+                f"kept word for word ({', '.join(FROZEN)}): {fz['recall']:.1%} of the {fz['n']} that must be; "
+                f"{fz['precision']:.1%} of the {fz['kept']} kept had to be"
+            )
         if "tool_units" in r:
             tu = r["tool_units"]
             out.append(f"tool calls and results: {tu['accuracy']:.1%} ({tu['n']})")

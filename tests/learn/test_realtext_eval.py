@@ -98,6 +98,12 @@ def test_turns_are_measured_by_both_engines(
         assert set(result["languages"]) == {"en", "zh"}
         assert sum(sum(row.values()) for row in result["confusion"].values()) == 3
         assert 0.0 <= result["ece"] <= 1.0 and 0.0 <= result["macro_f1"] <= 1.0
+        # what a compaction keeps word for word, read off the confusion table: one decision
+        frozen, table, keep = result["frozen"], result["confusion"], ("decision", "spec")
+        kept = sum(row.get(c, 0) for row in table.values() for c in keep)
+        both = sum(table.get(g, {}).get(c, 0) for g in keep for c in keep)
+        assert frozen["n"] == 1 and frozen["kept"] == kept
+        assert frozen["recall"] == both and frozen["precision"] == (both / kept if kept else 0.0)
     # the rules engine is always sure: its confidence is 1, so its ECE is its error rate
     assert rules["ece"] == pytest.approx(1 - rules["accuracy"])
 
@@ -123,6 +129,7 @@ def test_prompts_report_phases_and_unrouted_work(
     assert "phase level (what sets the effort)" in text
     assert "non-chat prompts with no route:" in text and "of 2 (" in text
     assert "model (labeler)" in text and "rules (label pack)" in text
+    assert "kept word for word" not in text  # router labels have no frozen class
 
 
 def test_make_refs_writes_hashes_and_no_text(realtext: tuple[ModuleType, Path, Path], tmp_path: Path) -> None:
