@@ -5,8 +5,9 @@ calls and results), and rows each written after one real item of a public thread
 (`turns-threads`, `turns-agents`, `prompts-agents`, `prompts-agents-intl`: a new text with the
 real one's label, language and shape, its wording and specifics changed; nothing copied), the
 work requests among those prompts read as turns (`turns-requests`: context) and plain
-explanations without marker words (`turns-plain`: context) and approvals that carry a directive
-(`turns-approvals`: decision). Run to
+explanations without marker words (`turns-plain`: context), approvals that carry a directive
+(`turns-approvals`: decision) and prompts typed to agents read as turns of their sessions, each
+written after a real one (`turns-prompts`: decisions, specs and plain requests). Run to
 regenerate the JSON Lines files from the `.rows` files next to this script."""
 
 from pathlib import Path
@@ -25,6 +26,7 @@ FILES = (
     ("turns-requests.rows", "trq", "turns-requests.jsonl"),
     ("turns-plain.rows", "tpl", "turns-plain.jsonl"),
     ("turns-approvals.rows", "tap", "turns-approvals.jsonl"),
+    ("turns-prompts.rows", "tpr", "turns-prompts.jsonl"),
 )
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ def test_labels_each_row_as_classify_and_the_router_do() -> None:
     assert out.schema.names == [*ROWS, *(n for n, _, _ in LABELS)]
     rows = out.to_pylist()
     for row in rows:
-        c = classify(row["text"])
+        c = classify(row["text"], kind=row["kind"])  # a unit's kind is evidence, as in the views
         assert (
             row["class"],
             row["max_ratio"],
@@ -54,7 +54,8 @@ def test_labels_each_row_as_classify_and_the_router_do() -> None:
         first.effort,
     )
     assert rows[0]["effort"] == "high"
-    assert rows[1]["class"] == "decision" and rows[1]["route_source"] is None and rows[1]["effort"] is None
+    # an agent's reply is never a decision (the person decides) and is not routed
+    assert rows[1]["class"] != "decision" and rows[1]["route_source"] is None and rows[1]["effort"] is None
     assert rows[2]["route_source"] == "short"
     assert rows[3]["class"] == "code" and rows[3]["route_source"] is not None
     assert [r["extra"] for r in rows] == ROWS["extra"]

@@ -30,8 +30,15 @@ def test_tool_names(text: str, name: str | None) -> None:
 
 
 def test_conversation_turns_keep_every_class() -> None:
-    assert allowed_classes(None, "x") is None
-    assert allowed_classes("prompt", "x") is None and allowed_classes("reply", "x") is None
+    assert allowed_classes(None, "x") is None and allowed_classes("prompt", "x") is None
+
+
+def test_an_agents_reply_is_never_a_decision() -> None:
+    # the person decides, in a prompt: the agent's report of carrying it out is not the decision
+    assert allowed_classes("reply", "Merged into main.") == ("spec", "code", "review", "context", "chitchat")
+    for text in ("Merged into main.", "APPROVED. Merge once CI is green.", "Going with option B."):
+        assert classify_unit(text, "reply", DEFAULT).task_class != "decision"
+    assert classify_unit("APPROVED. Merge once CI is green.", "prompt", DEFAULT).task_class == "decision"
 
 
 def test_commands_and_writes_are_code_and_lookups_are_code_or_context() -> None:

@@ -50,11 +50,12 @@ async def test_an_edit_inside_one_message_relabels_only_it(client: LanguageClien
     target = "The divisor is 0 on the last line"
     line = doc.count("\n", 0, doc.index(target))
     col = doc.split("\n")[line].index(target)
-    change_doc(client, URI, 2, "APPROVED, ship it. ", rng((line, col), (line, col)))
+    # message 7 is the assistant's reply (never a decision): a stated requirement makes it a spec
+    change_doc(client, URI, 2, "The fix MUST keep the old API. ", rng((line, col), (line, col)))
     after = [d for d in await wait_diagnostics(client, URI, version=2) if d.code != "format"]
     changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a.data != b.data]
     assert changed == [7]
-    assert after[7].data["class"] == "decision" and before[7].data["class"] != "decision"
+    assert after[7].data["class"] == "spec" and before[7].data["class"] != "spec"
     # later messages on other lines keep their ranges
     assert [d.range for d in after[8:]] == [d.range for d in before[8:]]
 

@@ -3,8 +3,9 @@
 A tool call, a tool result, an agent's thinking and text a harness injects are not
 turns of a conversation: nobody decides or chats in them. So the model chooses among
 the classes the kind allows (docs/labels.md, "Session units by kind"), and a call
-whose tool only runs a command or writes a file is code whatever its arguments say.
-Conversation turns (prompts, replies, plain text) keep every class.
+whose tool only runs a command or writes a file is code whatever its arguments say. An
+agent's reply is not a decision (the person decides, in a prompt). A person's prompts and
+the turns of threads and plain text keep every class.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ KIND_CLASSES: Final[dict[str, tuple[str, ...]]] = {
     "summary": _NOT_SPOKEN,
     # a command a person ran in the session (`!ls`, a shell escape): machine text
     "command": ("code",),
+    # the agent's own message: it explains, proposes, reports and asks; the person decides, in a
+    # prompt, so what a reply proposes or narrates is not a decision of the session
+    "reply": ("spec", "code", "review", "context", "chitchat"),
 }
 
 # tools whose call is a command line or a file write: the call is code
