@@ -284,8 +284,10 @@ def task_logits(
     loaded: Sequence[tuple[str, Sequence[Item]]], models: dict[str, Any]
 ) -> dict[str, tuple[Any, list[tuple[list[float], int, str]]]]:
     """Per task, its model and every gold row's raw logits, gold index and language: what
-    `fit` and `crossfit` calibrate on. Session units are left out (their kind limits the
-    classes, the probabilities follow); prompts are read without their directive."""
+    `fit` and `crossfit` calibrate on. Session units whose kind limits the classes are left
+    out (the probabilities follow the kind); a person's prompts, which take any class, stay. A
+    task with no such row is left out; prompts are read without their directive."""
+    from turnlens.core.kinds import allowed_classes
     from turnlens.learn.infer import feature_pack, featurize
     from turnlens.learn.model import packaged_model
     from turnlens.router.labeler import strip_directive
@@ -293,7 +295,9 @@ def task_logits(
     by_task: dict[str, list[Item]] = {}
     for name, items in loaded:
         task = "labels" if "prompts" in name else "classes"
-        by_task.setdefault(task, []).extend(it for it in items if it.kind is None)
+        free = [it for it in items if allowed_classes(unit_kind(it.kind), it.text) is None]
+        if free:
+            by_task.setdefault(task, []).extend(free)
     out: dict[str, tuple[Any, list[tuple[list[float], int, str]]]] = {}
     for task, items in by_task.items():
         model = models.get(task) or packaged_model(task)

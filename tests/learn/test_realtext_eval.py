@@ -120,6 +120,16 @@ def test_unit_kinds_are_evidence_and_reported(
     assert all(m["got"] != "chitchat" for m in model["misses"])
 
 
+def test_crossfit_leaves_out_units_whose_kind_limits_the_classes(
+    realtext: tuple[ModuleType, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a tool call and a tool result: their probabilities follow the kind, so nothing is left to
+    # calibrate on, and the answer says so rather than failing
+    mod, _, refs = realtext
+    assert mod.main(["units", "--refs", str(refs), "--crossfit"]) == 0
+    assert json.loads(capsys.readouterr().out) == {}
+
+
 def test_prompts_report_phases_and_unrouted_work(
     realtext: tuple[ModuleType, Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
