@@ -15,13 +15,21 @@ label rules side by side, the phase-level accuracy, and the share of non-chat pr
 no route); any other set as task classes (the `default` pack's model and the `reference`
 rules side by side), with the share of the turns that must be kept word for word (decisions,
 specs) that are, and of those kept, the share that had to be: what a guarded compaction
-keeps. A row with a `kind` (a session unit: tool_call, tool_result, thinking, a user's prompt
-in `prompt-classes`…) is classified as the session views classify it, with its kind as evidence.
+keeps; where the set holds a person's prompts, the same for what the agent guard keeps (the
+frozen turns and the prompts it keeps in doubt: `turnlens.agents.guard`). A row with a
+`kind` (a session unit: tool_call, tool_result, thinking, a user's prompt in
+`prompt-classes`…) is classified as the session views classify it, with its kind as evidence.
 
 `--fit-temperature` fits each model's temperature (with `--offsets`, one offset per class
 too) on the sets given (turns for the classes
 model, prompts for the labels model: docs/labels.md, Calibration); with `--write DIR` it writes
 the models with that temperature into DIR (the shipped ones: server/turnlens/learn/models).
+
+`--fit-kind-temperature` fits, on session units (the `units` set), the one further temperature
+of the units the agent wrote itself (its replies and thinking: `AGENT_KINDS`), which the kind's
+evidence has already narrowed (`turnlens.learn.model.Model.restrict`); it prints the fitted
+value and what it is worth on folds it was not fitted on, and with `--write DIR` writes the
+classes model with it.
 
 `--make-refs` writes refs from the cache's rows (their labels, the hashes of their texts) for
 sets that have none yet: for local use until the labelled refs land.
@@ -86,6 +94,8 @@ class Loaded:
 
 
 _TOOL_KINDS = ("tool_call", "tool_result")
+# the units an agent writes itself: one further temperature for them (`fit_kind_temperature`)
+AGENT_KINDS = ("reply", "thinking")
 
 
 def unit_kind(kind: str | None) -> str | None:
@@ -178,8 +188,14 @@ def make_refs(name: str, refs_dir: Path, cache: Path) -> int:
 
 
 def _result(
-    name: str, items: Sequence[Item], outcomes: list[Outcome], labels: tuple[str, ...]
+    name: str,
+    items: Sequence[Item],
+    outcomes: list[Outcome],
+    labels: tuple[str, ...],
+    guarded: Sequence[str | None] | None = None,
 ) -> dict[str, Any]:
+    """The figures of one engine on one set; `guarded`, per row, the class under which the
+    compaction guard keeps it word for word (None: compacted), where the engine has a guard."""
     summary = summarize(outcomes, labels)
     easy = [o for o, it in zip(outcomes, items, strict=True) if not it.hard]
     summary["engine"] = name
@@ -208,6 +224,18 @@ def _result(
             "recall": both / must if must else 0.0,
             "precision": both / kept if kept else 0.0,
         }
+    if guarded is not None and any(unit_kind(it.kind) == "prompt" for it in items):
+        # what the agent guard keeps: the frozen turns and a person's prompts kept in doubt
+        must = sum(o.label in FROZEN for o in outcomes)
+        kept = sum(g is not None for g in guarded)
+        both = sum(o.label in FROZEN and g is not None for o, g in zip(outcomes, guarded, strict=True))
+        summary["guarded"] = {
+            "n": must,
+            "kept": kept,
+            "in_doubt": sum(g is not None and g not in FROZEN for g in guarded),
+            "recall": both / must if must else 0.0,
+            "precision": both / kept if kept else 0.0,
+        }
     if kinds:
         summary["kinds"] = {
             k: {
@@ -231,12 +259,19 @@ def measure_turns(items: Sequence[Item], classes_model: Any = None) -> list[dict
     if classes_model is not None:
         default = with_model(default, classes_model)
     out = []
+    from turnlens.agents.guard import guarded_class
+
     for name, pack in (("model (default)", default), ("rules (reference)", builtin_pack("reference"))):
         outcomes = []
+        guarded = []
         for it in items:
-            c = classify_unit(it.text, unit_kind(it.kind), pack)
+            kind = unit_kind(it.kind)
+            c = classify_unit(it.text, kind, pack)
             outcomes.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
-        out.append(_result(name, items, outcomes, CLASS_LABELS))
+            # the session readers give a person's prompt the role `user` (turnlens.pipeline.formats)
+            guarded.append(guarded_class(c, "user" if kind == "prompt" else None, kind))
+        # the rules give no probabilities: nothing is in doubt, the guard keeps the frozen turns
+        out.append(_result(name, items, outcomes, CLASS_LABELS, guarded if pack is default else None))
     return out
 
 
@@ -337,6 +372,86 @@ def fit(
         else:
             out[task] = (model, fit_temperature(rows, gold), [0.0] * len(model.classes))
     return out
+
+
+def fit_kind_temperature(
+    items: Sequence[Item], model: Any, kinds: Sequence[str] = AGENT_KINDS, folds: int = 5
+) -> dict[str, Any]:
+    """The further temperature of the units of `kinds` that best explains their gold labels
+    (the likelihood of the probabilities as the session views give them, over a grid from 0.2
+    to 3), and what it is worth where it was not fitted: each fold's units answered with the
+    temperature fitted on the other folds. `model` is left as it was."""
+    import math
+
+    from turnlens.classifier import classify_unit
+    from turnlens.core.rules import builtin_pack, with_model
+    from turnlens.learn.metrics import calibration_error
+
+    pack = with_model(builtin_pack("default"), model)
+    chosen = [it for it in items if unit_kind(it.kind) in kinds]
+    grid = [round(0.2 + 0.01 * i, 2) for i in range(281)]
+    before = dict(model.kind_temperatures)
+    try:
+        model.kind_temperatures = {}
+        # the probabilities at temperature 1: a further temperature is a power of them
+        base = [classify_unit(it.text, unit_kind(it.kind), pack).probabilities or {} for it in chosen]
+
+        def nll(rows: Sequence[int], t: float) -> float:
+            total = 0.0
+            for i in rows:
+                p = {c: v ** (1.0 / t) for c, v in base[i].items() if v > 0}
+                z = sum(p.values())
+                total -= math.log(max(p.get(chosen[i].label, 0.0) / z, 1e-9))
+            return total
+
+        def best(rows: Sequence[int]) -> float:
+            return min(grid, key=lambda t: (nll(rows, t), abs(t - 1.0)))
+
+        def answered(t: float, rows: Sequence[int]) -> list[Outcome]:
+            model.kind_temperatures = {k: t for k in kinds} if t != 1.0 else {}
+            out = []
+            for i in rows:
+                it = chosen[i]
+                c = classify_unit(it.text, unit_kind(it.kind), pack)
+                out.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
+            return out
+
+        every = range(len(chosen))
+        fitted = best(every) if chosen else 1.0
+        model.kind_temperatures = {}
+        others = []  # the other units, whose answers and confidences a kind temperature leaves
+        for it in items:
+            if unit_kind(it.kind) not in kinds:
+                c = classify_unit(it.text, unit_kind(it.kind), pack)
+                others.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
+        per_fold, xfit, raw = [], [], answered(1.0, every)
+        for f in range(folds):
+            test = [i for i in every if i % folds == f]
+            if not test:
+                continue
+            t = best([i for i in every if i % folds != f])
+            per_fold.append(t)
+            xfit += answered(t, test)
+    finally:
+        model.kind_temperatures = before
+
+    def figures(outs: list[Outcome]) -> dict[str, float]:
+        n = len(outs)
+        return {
+            "accuracy": sum(o.label == o.got for o in outs) / n if n else 0.0,
+            "ece": calibration_error(outs) if n else 0.0,
+            "mean_confidence": sum(o.confidence for o in outs) / n if n else 0.0,
+        }
+
+    return {
+        "kinds": list(kinds),
+        "n": len(chosen),
+        "temperature": fitted,
+        "per_fold": per_fold,
+        "without": figures(raw),
+        "crossfit": figures(xfit),
+        "all_units": {"n": len(items), "without": figures(raw + others), "crossfit": figures(xfit + others)},
+    }
 
 
 def crossfit(
@@ -446,6 +561,13 @@ def _report(name: str, loaded: Loaded, results: list[dict[str, Any]], misses: bo
                 f"kept word for word ({', '.join(FROZEN)}): {fz['recall']:.1%} of the {fz['n']} that must be; "
                 f"{fz['precision']:.1%} of the {fz['kept']} kept had to be"
             )
+        if "guarded" in r:
+            gd = r["guarded"]
+            out.append(
+                f"kept by the compaction guard (frozen, or a person's prompt in doubt): {gd['recall']:.1%} "
+                f"of the {gd['n']} that must be; {gd['precision']:.1%} of the {gd['kept']} kept had to be "
+                f"({gd['in_doubt']} in doubt)"
+            )
         if "tool_units" in r:
             tu = r["tool_units"]
             out.append(f"tool calls and results: {tu['accuracy']:.1%} ({tu['n']})")
@@ -481,7 +603,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--offsets", action="store_true", help="with --fit-temperature: fit class offsets too"
     )
     parser.add_argument("--penalty", type=float, default=0.1, help="how hard offsets are held near zero")
-    parser.add_argument("--write", type=Path, help="with --fit-temperature: write the models here")
+    parser.add_argument(
+        "--fit-kind-temperature",
+        action="store_true",
+        help="fit the further temperature of the units an agent writes (replies, thinking)",
+    )
+    parser.add_argument(
+        "--write", type=Path, help="with --fit-temperature or --fit-kind-temperature: write the models here"
+    )
     parser.add_argument(
         "--crossfit", action="store_true", help="calibration measured on folds it was not fitted on"
     )
@@ -521,6 +650,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.crossfit:
         sets = [(name, load_set(name, args.refs, cache).items) for name in names]
         sys.stdout.write(json.dumps(crossfit(sets, models, penalty=args.penalty), indent=2) + "\n")
+        return 0
+    if args.fit_kind_temperature:
+        from turnlens.learn.model import PACKAGED, packaged_model
+
+        model = models.get("classes") or packaged_model("classes")
+        items = [it for name in names for it in load_set(name, args.refs, cache).items]
+        found = fit_kind_temperature(items, model)
+        sys.stdout.write(json.dumps(found, indent=2) + "\n")
+        if args.write is not None:
+            model.kind_temperatures = {k: found["temperature"] for k in found["kinds"]}
+            (args.write / PACKAGED["classes"]).write_bytes(model.to_bytes())
         return 0
     if args.fit_temperature:
         sets = []

@@ -119,10 +119,11 @@ def from_model(
     top: int = 8,
     allowed: tuple[str, ...] | None = None,
     seed: str | None = None,
+    kind: str | None = None,
 ) -> Classification:
-    """The model's answer (among the `allowed` classes, when a unit's kind limits them); with
-    `explain`, the features that pushed it and each rule's weight. `seed`: the rules' own
-    fallback answer when no rule scored (`no_evidence`)."""
+    """The model's answer (among the `allowed` classes, when a unit's `kind` limits them, at
+    the kind's own temperature); with `explain`, the features that pushed it and each rule's
+    weight. `seed`: the rules' own fallback answer when no rule scored (`no_evidence`)."""
     from turnlens.learn.scorer import scorer_for
 
     scorer = scorer_for(model)
@@ -141,6 +142,8 @@ def from_model(
     if allowed is not None:  # always: the ruled-out classes' share belongs to the allowed ones
         prediction = model.restrict(prediction, allowed)
     prediction = no_evidence(prediction, seed, allowed)
+    if allowed is not None:  # the kind's own calibration (an agent's reply, its thinking)
+        prediction = model.at_temperature(prediction, model.kind_temperature(kind))
     if explain and prediction.label != label:  # explain the class given, not the one ruled out
         contributions, rule_weights, found = scorer.explain(text, result, prediction.label, each=top // 2)
     return of_class(
@@ -205,7 +208,9 @@ def classify(
         from turnlens.core.kinds import allowed_classes
 
         allowed = allowed_classes(kind, text)
-    return from_model(text, result, model, explain=explain, allowed=allowed, seed=seed_answer(result, pack))
+    return from_model(
+        text, result, model, explain=explain, allowed=allowed, seed=seed_answer(result, pack), kind=kind
+    )
 
 
 def classify_unit(
@@ -273,6 +278,8 @@ def classify_many(
                     prediction = model.restrict(prediction, allowed)
             if prediction.confidence < UNSURE_BELOW:
                 prediction = no_evidence(prediction, seed_answer(result, pack), allowed)
+            if allowed is not None:  # the kind's own calibration (an agent's reply, its thinking)
+                prediction = model.at_temperature(prediction, model.kind_temperature(kind))
             answer = _model_answer(prediction, result)
         seen[(text, kind)] = answer
         out.append(answer)

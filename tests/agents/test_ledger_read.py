@@ -18,6 +18,7 @@ from tests.agents.conftest import COMPACTED, SESSION
 from tests.agents.make_fixtures import Writer, session
 from turnlens.agents import compaction
 from turnlens.agents import ledger as ledger_module
+from turnlens.agents.guard import in_doubt
 from turnlens.agents.ledger import PENDING, Ledger, classified, turn_text
 from turnlens.classifier import classify
 from turnlens.core.rules import builtin_pack
@@ -79,10 +80,16 @@ def test_classified_is_classify_unit_by_unit(tmp_path: Path, monkeypatch: pytest
     assert {"prompt", "reply", "tool_call", "tool_result"} <= kinds
     pack = builtin_pack("default")
     got = list(classified(units))
-    assert [u for u, _, _ in got] == units
-    want = [(c.task_class, c.words) for c in (classify(u.text, pack, pin=u.pin, kind=u.kind) for u in units)]
-    assert [(name, words) for _, name, words in got] == want
-    assert "code" in {name for u, name, _ in got if u.kind == "tool_call"}
+    assert [u for u, _, _, _ in got] == units
+    answers = [classify(u.text, pack, pin=u.pin, kind=u.kind) for u in units]
+    want = [(c.task_class, c.words) for c in answers]
+    assert [(name, words) for _, name, words, _ in got] == want
+    assert "code" in {name for u, name, _, _ in got if u.kind == "tool_call"}
+    # in doubt: the guard's own answer for each unit, from the same classification
+    assert [doubt for _, _, _, doubt in got] == [
+        None if u.pin is not None else in_doubt(c, u.role, u.kind)
+        for u, c in zip(units, answers, strict=True)
+    ]
 
 
 def _fresh_ledger(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ledger:

@@ -124,3 +124,51 @@ def test_a_session_file_is_analysed_with_its_units_kinds() -> None:
         allowed = allowed_classes(r.unit.kind, r.unit.text)
         if allowed is not None and r.unit.pin is None:
             assert r.classification.task_class in allowed, (r.unit.kind, r.unit.text[:40])
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("The tests pass now; next I should look at the parser.", "thinking"),
+        ("I renamed the helper and updated its two callers; the build is green.", "reply"),
+        ("Here is the plan:\n1. read the config\n2. add the flag\n3. run the tests", "reply"),
+    ],
+)
+def test_an_agents_own_text_has_its_kinds_temperature(text: str, kind: str) -> None:
+    # the shipped turns model is calibrated on threads; an agent's replies and thinking carry a
+    # further temperature of their own (fitted on real session units): the same class, only
+    # how sure it is changes, and a conversation turn or a tool call keeps the model's own
+    from turnlens.core.rules import with_model
+    from turnlens.learn.model import Model, packaged_model
+
+    shipped = packaged_model("classes")
+    t = shipped.kind_temperature(kind)
+    assert t != 1.0 and shipped.kind_temperature(None) == 1.0 and shipped.kind_temperature("prompt") == 1.0
+    plain = Model.from_bytes(shipped.to_bytes())
+    plain.kind_temperatures = {}
+    without = classify_unit(text, kind, with_model(builtin_pack("default"), plain))
+    for c in (classify_unit(text, kind, DEFAULT), classify_many([text], DEFAULT, None, [kind])[0]):
+        assert c.task_class == without.task_class
+        assert c.probabilities is not None and without.probabilities is not None
+        powered = {k: p ** (1.0 / t) for k, p in without.probabilities.items()}
+        total = sum(powered.values())
+        for k, p in c.probabilities.items():
+            assert p == pytest.approx(powered[k] / total)
+        assert c.confidence == pytest.approx(c.probabilities[c.task_class])
+        # sharper (t < 1) or flatter (t > 1) than the model's own, never the other way
+        assert (c.confidence - without.confidence) * (1.0 - t) >= 0
+    turn = classify(text, DEFAULT)
+    assert turn == classify(text, with_model(builtin_pack("default"), plain))
+
+
+def test_a_kinds_temperature_never_changes_the_class_it_is_given() -> None:
+    from turnlens.learn.model import Model, Prediction
+
+    # the rules' fallback may answer a class that is not the most probable (`no_evidence`):
+    # a further temperature keeps that class and gives it its own, sharpened probability
+    p = Prediction("context", 0.3, {"spec": 0.5, "context": 0.3, "code": 0.2})
+    sharp = Model.at_temperature(p, 0.5)
+    assert sharp.label == "context"
+    assert sharp.confidence == pytest.approx(0.09 / (0.25 + 0.09 + 0.04))
+    assert sum(sharp.probabilities.values()) == pytest.approx(1.0)
+    assert Model.at_temperature(p, 1.0) is p

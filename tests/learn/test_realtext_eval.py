@@ -170,3 +170,67 @@ def test_the_repository_refs_name_labels_and_hashes_only() -> None:
         assert rows and len({r["id"] for r in rows}) == len(rows)
         for r in rows:
             assert r["label"] in labels and len(r["sha256"]) == 64 and "text" not in r
+
+
+def test_the_agents_kind_temperature_is_fitted_on_its_units_and_crossfitted() -> None:
+    # replies and thinking the model gets right but says it is unsure of: the fitted further
+    # temperature sharpens them (under 1), each fold's is fitted without it, and the model
+    # given is left as it was; units of other kinds are counted but not fitted on
+    from turnlens.learn.model import Model, packaged_model
+
+    mod = _script()
+    texts = [
+        ("I ran the tests again and they pass; the flaky one was a timing issue in the fixture.", "context"),
+        (
+            "Looking at the parser now: the tokenizer drops the trailing newline before the last rule.",
+            "context",
+        ),
+        ("The config is read once at start-up, then cached for the whole session.", "context"),
+        (
+            "Here is how the sync works: it lists the remote files, then downloads the changed ones.",
+            "context",
+        ),
+        ("I checked the logs: the job failed because the token had expired overnight.", "context"),
+        ("The importer assumes one schema per tenant, which is why the migration stops there.", "context"),
+    ]
+    items = [
+        mod.Item(f"r{i}", t, lab, "en", kind="assistant-text" if i % 2 else "thinking")
+        for i, (t, lab) in enumerate(texts)
+    ]
+    items.append(mod.Item("c1", 'Bash: {"command": "ls"}', "code", "en", kind="tool_call"))
+    model = Model.from_bytes(packaged_model("classes").to_bytes())
+    model.kind_temperatures = {"reply": 1.7}
+    found = mod.fit_kind_temperature(items, model, folds=3)
+    assert model.kind_temperatures == {"reply": 1.7}
+    assert found["n"] == 6 and found["kinds"] == ["reply", "thinking"] and len(found["per_fold"]) == 3
+    assert 0.2 <= found["temperature"] < 1.0 and all(t < 1.0 for t in found["per_fold"])
+    assert found["crossfit"]["accuracy"] == found["without"]["accuracy"]
+    assert found["crossfit"]["mean_confidence"] > found["without"]["mean_confidence"]
+    assert found["all_units"]["n"] == 7
+
+
+def test_prompts_report_what_the_compaction_guard_keeps() -> None:
+    # a person's prompts (kind `user-text`): the guard keeps the frozen ones and those in doubt,
+    # so it keeps at least what the class alone keeps; the rules have nothing in doubt, and a
+    # set without prompts has no such figure
+    from turnlens.agents.guard import guarded_class
+    from turnlens.classifier import classify_unit
+
+    mod = _script()
+    texts = [
+        ("Decision: we drop Python 3.9 support in the next release.", "decision"),
+        ("Tidy the imports and run the linter.", "context"),
+        ("The endpoint must return 404 for an unknown id and never 500.", "spec"),
+        ("thanks, that worked!", "chitchat"),
+    ]
+    items = [mod.Item(f"p{i}", t, lab, "en", kind="user-text") for i, (t, lab) in enumerate(texts)]
+    model, rules = mod.measure_turns(items)
+    guarded = model["guarded"]
+    want = [guarded_class(classify_unit(t, "prompt"), "user", "prompt") for t, _ in texts]
+    assert guarded["kept"] == sum(g is not None for g in want) >= model["frozen"]["kept"]
+    assert guarded["in_doubt"] == sum(g is not None and g.endswith("?") for g in want)
+    assert guarded["n"] == model["frozen"]["n"] == 2
+    assert guarded["recall"] >= model["frozen"]["recall"]
+    assert "guarded" not in rules
+    units = [mod.Item("u", 'Bash: {"command": "ls"}', "code", "en", kind="tool_call")]
+    assert "guarded" not in mod.measure_turns(units)[0]

@@ -1,7 +1,7 @@
 """Around a compaction: what to keep before it, and what the summary lost after it.
 
-Before: the frozen turns (decisions and specs) to keep word for word, each with a
-short quote and its position, the ratios the other classes may take, and the
+Before: the frozen turns (decisions and specs, and a person's prompts the guard keeps in
+doubt: `turnlens.agents.guard`) to keep word for word, each with a short quote and its position, the ratios the other classes may take, and the
 plan against the context window — short, within INSTRUCTIONS_LIMIT, the most
 important (decisions, then specs) and most recent first.
 
@@ -9,7 +9,7 @@ After: which frozen turns the summary kept, judged by their content (no model
 call): a turn survives when its words, case and punctuation aside, appear in the
 summary as a run, or when every number and identifier in it and at least
 SURVIVE_SHARE of its other words do. The turns that did not survive are given
-back verbatim, within RESTORE_LIMIT.
+back verbatim, within RESTORE_LIMIT (the sure ones: not a prompt kept in doubt).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from turnlens.agents.guard import UNSURE
 from turnlens.agents.ledger import KEEP_KINDS, PENDING, FrozenTurn, Ledger, quote, turn_texts
 from turnlens.core.plan import tokens
 
@@ -106,8 +107,21 @@ _STOP = frozenset(
 
 
 def by_importance(turns: Iterable[FrozenTurn]) -> list[FrozenTurn]:
-    """Decisions before specs, each the most recent first."""
+    """Decisions before specs, then the prompts kept in doubt, each the most recent first."""
     return sorted(turns, key=lambda t: (_RANK.get(t.task_class, 2), -t.index))
+
+
+def _distinct(turns: list[FrozenTurn]) -> list[FrozenTurn]:
+    """The first of turns with the same text and class (a prompt typed again is listed once,
+    at its most recent place when `turns` are by importance)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for t in turns:
+        key = (t.digest, t.task_class)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
 
 
 def _words(text: str) -> list[str]:
@@ -183,7 +197,7 @@ def instructions(ledger: Ledger, window: int, limit: int = INSTRUCTIONS_LIMIT) -
     """The compaction instructions, or None when the session has nothing to say."""
     summary = ledger.last_summary()
     since = summary[0] if summary else 0
-    turns = by_importance(t for t in ledger.frozen_turns() if t.index > since)
+    turns = _distinct(by_importance(t for t in ledger.frozen_turns() if t.index > since))
     older = sum(1 for t in ledger.frozen_turns() if t.index <= since)
     totals = ledger.totals("context")
     if not totals:
@@ -207,6 +221,10 @@ def instructions(ledger: Ledger, window: int, limit: int = INSTRUCTIONS_LIMIT) -
             f"{older} frozen turn(s) from before the previous compaction are not listed; "
             "TurnLens gives back any the summary loses."
         )
+    if any(t.task_class.endswith(UNSURE) for t in turns):
+        head.append(
+            f"A class marked {UNSURE} is a person's prompt that may be one (TurnLens is unsure): keep it too."
+        )
     used = sum(len(x) + 1 for x in head + tail)
     listed: list[str] = []
     for n, t in enumerate(turns, 1):
@@ -216,12 +234,16 @@ def instructions(ledger: Ledger, window: int, limit: int = INSTRUCTIONS_LIMIT) -
             kinds = ", ".join(
                 f"{sum(1 for r in rest if r.task_class == k)} {k}(s)" for k in ("decision", "spec")
             )
+            doubted = sum(1 for r in rest if r.task_class.endswith(UNSURE))
+            if doubted:
+                kinds += f", {doubted} in doubt"
             listed.append(f"… and {len(rest)} more frozen turn(s) ({kinds}), older: keep them verbatim too.")
             break
         listed.append(entry)
         used += len(entry) + 1
     if not turns:
         listed.append("(No decision or spec since the last compaction.)")
+
     return "\n".join(head + listed + tail)
 
 
@@ -243,7 +265,10 @@ class Restore:
 
 
 def lost_turns(ledger: Ledger, candidates: Sequence[FrozenTurn], summary_text: str) -> Restore:
-    """Which candidates the summary lost, and which of those fit in RESTORE_LIMIT."""
+    """Which candidates the summary lost, and which of those fit in RESTORE_LIMIT. A prompt the
+    guard kept in doubt (`decision?`) is listed before a compaction but never given back after
+    it: given back "still in force", a request made once could be carried out again."""
+    candidates = [t for t in candidates if not t.task_class.endswith(UNSURE)]
     summary = Summary.of(summary_text)
     lost: list[Loss] = []
     restored: list[Loss] = []

@@ -29,7 +29,7 @@ from turnlens.core.record import Record
 if TYPE_CHECKING:
     from turnlens.pipeline.units import Unit
 
-VERSION = 1
+VERSION = 2  # 2: a person's prompts kept in doubt are among the frozen turns (`agents.guard`)
 MAX_TRANSCRIPT = 256 * 1024 * 1024  # a larger session file is not read (the hook is a no-op)
 MAX_FROZEN = 3000  # frozen turns remembered per session (the oldest are dropped beyond this)
 MAX_SUMMARIES = 50
@@ -62,7 +62,11 @@ MAX_KEPT_CHARS = 8 * 1024 * 1024  # frozen turns' texts kept in memory during on
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is passed over unread, as the readers do
 MAX_OFFSETS = 1_000_000  # line offsets kept while reading (a few tens of MB at most)
 
-# one frozen turn: [index, line, byte offset, role, kind, class, words, digest, quote]
+# what `classified` knows of a unit: its class (None: not classified yet), words, class in doubt
+_Known = tuple[str | None, int, str | None]
+
+# one frozen turn: [index, line, byte offset, role, kind, class, words, digest, quote]; the class
+# of a prompt the guard keeps in doubt carries the unsure mark (`decision?`: `turnlens.agents.guard`)
 FrozenRow = list[Any]
 
 
@@ -295,7 +299,7 @@ class Ledger:
         deferred: list[list[Any]] = data["deferred"]
         units = fmt.stream(self._lines(fd, deadline), FormatOptions(), [], spans=False)
         line, ordinal = -1, 0
-        for unit, name, words in classified(units, lambda: defer and len(deferred) < MAX_DEFERRED):
+        for unit, name, words, doubt in classified(units, lambda: defer and len(deferred) < MAX_DEFERRED):
             data["units"] += 1
             index = data["units"]
             ordinal = ordinal + 1 if unit.line == line else 0
@@ -314,7 +318,8 @@ class Ledger:
                 have = table.setdefault(name, [0, 0, 0])
                 for i in range(3):
                     have[i] += row[i]
-            if whole and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS:
+            # frozen, or a person's prompt the guard keeps in doubt (`turnlens.agents.guard`)
+            if (whole or doubt) and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS:
                 key = digest(unit.text)
                 frozen.append(
                     [
@@ -323,7 +328,7 @@ class Ledger:
                         offset,
                         unit.role,
                         unit.kind,
-                        name,
+                        name if whole else doubt,
                         words,
                         key,
                         quote(unit.text),
@@ -363,7 +368,7 @@ class Ledger:
                 units = cache[1]
                 if ordinal < len(units) and units[ordinal].kind == kind:
                     found.append((row, units[ordinal]))
-            for (row, _), (_, name, words) in zip(found, classified([u for _, u in found]), strict=True):
+            for (row, _), (_, name, words, _) in zip(found, classified([u for _, u in found]), strict=True):
                 if name is None:  # pragma: no cover - classified() without defer_after gives a class
                     continue
                 tc = classes[name]
@@ -483,25 +488,28 @@ MEMO_ENTRIES = 8192
 
 def classified(
     units: Iterable[Unit], defer: Callable[[], bool] | None = None
-) -> Iterator[tuple[Unit, str | None, int]]:
-    """(unit, class, words) for each unit, in order, as the built-in default pack classifies it
-    (`classify(text, pack, pin=, kind=)`): the units go to `classify_many` in batches; a unit
-    whose kind allows one class only (a shell command, a file write: `core.kinds`) has that
-    class without a model call, and a text met before has the class it had then. While
+) -> Iterator[tuple[Unit, str | None, int, str | None]]:
+    """(unit, class, words, in doubt) for each unit, in order, as the built-in default pack
+    classifies it (`classify(text, pack, pin=, kind=)`): the units go to `classify_many` in
+    batches; a unit whose kind allows one class only (a shell command, a file write:
+    `core.kinds`) has that class without a model call, and a text met before has the class it
+    had then. "In doubt" is the class under which the compaction guard keeps a person's prompt
+    that is not frozen (`turnlens.agents.guard.in_doubt`: `decision?`), else None. While
     `defer()` is true, a tool call or result that needs the model comes with None for its
     class (its words are counted all the same)."""
+    from turnlens.agents.guard import in_doubt
     from turnlens.classifier import classify_many
     from turnlens.core.engine import count_words, normalize_newlines
     from turnlens.core.kinds import allowed_classes
     from turnlens.core.rules import builtin_pack
 
     pack = builtin_pack("default")
-    memo: dict[tuple[str | None, str], tuple[str, int]] = {}
+    memo: dict[tuple[str | None, str | None, str], _Known] = {}
     batch: list[Unit] = []
-    known: list[tuple[str | None, int] | None] = []
+    known: list[_Known | None] = []
     chars = 0
 
-    def flush() -> Iterator[tuple[Unit, str | None, int]]:
+    def flush() -> Iterator[tuple[Unit, str | None, int, str | None]]:
         todo = [u for u, k in zip(batch, known, strict=True) if k is None]
         answers = iter(
             classify_many([u.text for u in todo], pack, [u.pin for u in todo], [u.kind for u in todo])
@@ -509,27 +517,27 @@ def classified(
         for unit, k in zip(batch, known, strict=True):
             if k is None:
                 c = next(answers)
-                k = (c.task_class, c.words)
+                k = (c.task_class, c.words, in_doubt(c, unit.role, unit.kind) if unit.pin is None else None)
                 if len(unit.text) <= MEMO_CHARS and unit.pin is None:
                     if len(memo) >= MEMO_ENTRIES:
                         memo.clear()
-                    memo[(unit.kind, unit.text)] = (c.task_class, c.words)
-            yield unit, k[0], k[1]
+                    memo[(unit.role, unit.kind, unit.text)] = k
+            yield unit, k[0], k[1], k[2]
         batch.clear()
         known.clear()
 
     for unit in units:
-        k: tuple[str | None, int] | None = None
+        k: _Known | None = None
         if unit.pin is None:
-            k = memo.get((unit.kind, unit.text)) if len(unit.text) <= MEMO_CHARS else None
+            k = memo.get((unit.role, unit.kind, unit.text)) if len(unit.text) <= MEMO_CHARS else None
             if k is None and unit.kind is not None:
                 allowed = allowed_classes(unit.kind, unit.text)
                 if allowed is not None and len(allowed) == 1:
                     text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
-                    k = (allowed[0], count_words(text))
+                    k = (allowed[0], count_words(text), None)
                 elif defer is not None and unit.kind in DEFERRABLE and defer():
                     text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
-                    k = (None, count_words(text))
+                    k = (None, count_words(text), None)
         batch.append(unit)
         known.append(k)
         chars += len(unit.text)

@@ -118,6 +118,7 @@ class Model:
         dense_weight: float = 1.0,
         temperature: float = 1.0,
         offsets: list[float] | None = None,
+        kind_temperatures: dict[str, float] | None = None,
     ) -> None:
         self.dense_weight = dense_weight
         if not (0.05 <= temperature <= 20.0) or math.isnan(temperature):
@@ -132,6 +133,15 @@ class Model:
             math.isfinite(b) and abs(b) < 50 for b in self.offsets
         ):
             raise ModelError("offsets do not match the classes")
+        # a further temperature for session units of a kind that limits the classes (an agent's
+        # reply, its thinking): the model is calibrated on threads, where it is right less often
+        # than on an agent's own text, so these units' probabilities are sharpened (or
+        # flattened) after the kind's evidence renormalised them (`restrict`)
+        self.kind_temperatures = dict(kind_temperatures or {})
+        if len(self.kind_temperatures) > MAX_KIND_TEMPERATURES or not all(
+            _kind_name(k) and _temperature(t) for k, t in self.kind_temperatures.items()
+        ):
+            raise ModelError("`kind_temperatures` is not a temperature per unit kind")
         if pooling not in ("sqrt", "mean"):
             raise ModelError(f"unknown pooling {pooling!r}")
         self.pooling = pooling
@@ -276,6 +286,24 @@ class Model:
         full = {c: probs.get(c, 0.0) for c in prediction.probabilities}
         return Prediction(best, probs[best], full)
 
+    def kind_temperature(self, kind: str | None) -> float:
+        """The further temperature of a unit of `kind` (1.0: none; see `kind_temperatures`)."""
+        return self.kind_temperatures.get(kind, 1.0) if kind is not None else 1.0
+
+    @staticmethod
+    def at_temperature(prediction: Prediction, temperature: float) -> Prediction:
+        """The same answer with its probabilities at a further `temperature` (a power of them,
+        renormalised): how sure it is changes, the class does not."""
+        if temperature == 1.0:
+            return prediction
+        power = 1.0 / temperature
+        probs = {c: p**power if p > 0 else 0.0 for c, p in prediction.probabilities.items()}
+        total = sum(probs.values())
+        if total <= 0 or not math.isfinite(total):
+            return prediction
+        probs = {c: p / total for c, p in probs.items()}
+        return Prediction(prediction.label, probs.get(prediction.label, 0.0), probs)
+
     # -- explanations ----------------------------------------------------------------------
 
     def _names(self) -> list[tuple[str, str]]:
@@ -336,6 +364,8 @@ class Model:
             header["temperature"] = self.temperature
         if any(self.offsets):
             header["offsets"] = self.offsets
+        if self.kind_temperatures:
+            header["kind_temperatures"] = dict(sorted(self.kind_temperatures.items()))
         import json
 
         head = json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8")
@@ -415,6 +445,7 @@ class Model:
                 dense_weight=float(dense_weight),
                 temperature=float(header.get("temperature", 1.0)),
                 offsets=[float(b) for b in header.get("offsets", [])] or None,
+                kind_temperatures=_kind_temperatures(header.get("kind_temperatures", {})),
             )
         except ModelError as exc:
             raise ModelError(f"{source}: {exc}") from None
@@ -427,6 +458,8 @@ MAX_HEADER = 1_000_000
 MAX_HEADER_DEPTH = 16
 MAX_FEATURES = 500_000
 MAX_WEIGHT = 1e6
+MAX_KIND_TEMPERATURES = 16
+_KIND_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_")
 _CLASS_NAME = 40
 
 
@@ -510,6 +543,25 @@ def _float32s(data: bytes, pos: int) -> Column:
     weights.frombytes(data[pos:])  # pragma: no cover
     weights.byteswap()  # pragma: no cover
     return weights  # pragma: no cover
+
+
+def _kind_name(name: object) -> bool:
+    """A unit kind's name as the session readers write it (`reply`, `tool_call`)."""
+    return isinstance(name, str) and 0 < len(name) <= 32 and name[0] != "_" and set(name) <= _KIND_CHARS
+
+
+def _temperature(value: object) -> bool:
+    """A temperature a model file may carry: a number from 0.05 to 20."""
+    return _number(value) and 0.05 <= value <= 20.0  # type: ignore[operator]
+
+
+def _kind_temperatures(value: object) -> dict[str, float]:
+    """A header's `kind_temperatures`, checked (the constructor checks the names and bounds)."""
+    if not isinstance(value, dict):
+        raise ModelError("`kind_temperatures` is not an object")
+    if not all(_number(t) for t in value.values()):
+        raise ModelError("`kind_temperatures` is not a temperature per unit kind")
+    return {str(k): float(t) for k, t in value.items()}
 
 
 def _number(value: object) -> bool:
