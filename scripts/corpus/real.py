@@ -7,7 +7,9 @@ real one's label, language and shape, its wording and specifics changed; nothing
 work requests among those prompts read as turns (`turns-requests`: context) and plain
 explanations without marker words (`turns-plain`: context), approvals that carry a directive
 (`turns-approvals`: decision) and prompts typed to agents read as turns of their sessions, each
-written after a real one (`turns-prompts`: decisions, specs and plain requests). Run to
+written after a real one (`turns-prompts`: decisions, specs and plain requests;
+`turns-prompts-briefs`: decisions given as orders, specs written as briefs, routine requests),
+and notes and explanations written as Markdown bullets (`turns-notes`: context). Run to
 regenerate the JSON Lines files from the `.rows` files next to this script."""
 
 from pathlib import Path
@@ -27,6 +29,8 @@ FILES = (
     ("turns-plain.rows", "tpl", "turns-plain.jsonl"),
     ("turns-approvals.rows", "tap", "turns-approvals.jsonl"),
     ("turns-prompts.rows", "tpr", "turns-prompts.jsonl"),
+    ("turns-prompts-briefs.rows", "tpb", "turns-prompts-briefs.jsonl"),
+    ("turns-notes.rows", "tnt", "turns-notes.jsonl"),
 )
 
 if __name__ == "__main__":
