@@ -1,9 +1,10 @@
 """Around a compaction: what to keep before it, and what the summary lost after it.
 
 Before: the frozen turns (decisions and specs, and a person's prompts the guard keeps in
-doubt: `turnlens.agents.guard`) to keep word for word, each with a short quote and its position, the ratios the other classes may take, and the
-plan against the context window — short, within INSTRUCTIONS_LIMIT, the most
-important (decisions, then specs) and most recent first.
+doubt: `turnlens.agents.guard`) to keep word for word, each with a short quote and its
+position, the ratios the other classes may take, and the plan against the context window —
+short, within INSTRUCTIONS_LIMIT, the most important (decisions, then specs, then the prompts
+in doubt) and most recent first; a text typed again is listed once.
 
 After: which frozen turns the summary kept, judged by their content (no model
 call): a turn survives when its words, case and punctuation aside, appear in the
@@ -243,7 +244,6 @@ def instructions(ledger: Ledger, window: int, limit: int = INSTRUCTIONS_LIMIT) -
         used += len(entry) + 1
     if not turns:
         listed.append("(No decision or spec since the last compaction.)")
-
     return "\n".join(head + listed + tail)
 
 

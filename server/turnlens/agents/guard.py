@@ -5,11 +5,12 @@ prompts typed to agents only about a third of the decisions and specs are answer
 (docs/labels.md, "Kept word for word"): a person's picks and go-aheads, and briefs with
 must-haves, often read as plain requests (context) with the frozen classes close behind. So
 the guard also keeps a person's prompt whose frozen classes together hold at least
-`guard_share()` of its probability — their even share among the classes (two of six: a third),
-which is twice what each class holds by chance — under the
-more probable of them with the unsure mark (`decision?`, `spec?`). Keeping a prompt that was
-a request costs a few words of the summary; losing what the person decided costs the session.
-The views still show the prompt's own class (with its `?`).
+`guard_share()` of its probability — their even share among the classes (two of six: a
+third, twice what one class holds by chance) — under the more probable of them with the
+unsure mark (`decision?`, `spec?`). Keeping a prompt that was a request costs a few words of
+the summary; losing what the person decided costs the session. Such a prompt is listed
+before a compaction but never given back after one (`compaction.lost_turns`). The views still
+show the prompt's own class (with its `?`).
 """
 
 from __future__ import annotations
