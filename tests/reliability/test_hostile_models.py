@@ -266,7 +266,7 @@ def test_class_names_are_text_in_hover() -> None:
 
 
 def test_security_doc_states_the_bounds_the_code_has() -> None:
-    from turnlens.learn.model import MAX_FEATURES
+    from turnlens.learn.model import MAX_FEATURES, MAX_KIND_TEMPERATURES
     from turnlens.pipeline.formats.jsonl import MAX_LINE_CHARS
     from turnlens.pipeline.formats.jsonspan import MAX_DEPTH
 
@@ -275,6 +275,7 @@ def test_security_doc_states_the_bounds_the_code_has() -> None:
         f"{MAX_MODEL_FILE / 1e6:g} MB",
         f"{MAX_HEADER_DEPTH} levels",
         f"{MAX_FEATURES:,} features",
+        f"at most {MAX_KIND_TEMPERATURES} kind temperatures",
         f"{MAX_DEPTH} levels",
         f"{MAX_LINE_CHARS >> 20} MiB",
     ):
