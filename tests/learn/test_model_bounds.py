@@ -60,34 +60,6 @@ def test_the_packaged_models_pass() -> None:
         assert all(M._bounded(column) for column in model.weights)
 
 
-@pytest.mark.parametrize(
-    "value",
-    [
-        [0.5],
-        {"reply": 0.0},
-        {"reply": 40.0},
-        {"reply": "0.5"},
-        {"reply": float("nan")},
-        {"Reply!": 0.5},
-        {"_x": 0.5},
-        {"x" * 33: 0.5},
-        {f"k{'a' * i}": 0.5 for i in range(17)},
-    ],
-)
-def test_a_model_files_kind_temperatures_are_checked(value: object) -> None:
-    import json
-
-    data = M.packaged_model("classes").to_bytes()
-    n = int.from_bytes(data[len(M.MAGIC) : len(M.MAGIC) + 4], "little")
-    start = len(M.MAGIC) + 4
-    header = json.loads(data[start : start + n])
-    header["kind_temperatures"] = value
-    head = json.dumps(header).encode("utf-8")
-    bad = M.MAGIC + len(head).to_bytes(4, "little") + head + data[start + n :]
-    with pytest.raises(M.ModelError, match="kind_temperatures"):
-        M.Model.from_bytes(bad)
-
-
 def test_kind_temperatures_survive_a_round_trip() -> None:
     model = M.packaged_model("classes")
     again = M.Model.from_bytes(model.to_bytes())

@@ -280,3 +280,26 @@ def test_security_doc_states_the_bounds_the_code_has() -> None:
         f"{MAX_LINE_CHARS >> 20} MiB",
     ):
         assert figure in doc, figure
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [0.5],
+        {"reply": 0.0},
+        {"reply": 40.0},
+        {"reply": "0.5"},
+        {"reply": float("nan")},
+        {"Reply!": 0.5},
+        {"_x": 0.5},
+        {"x" * 33: 0.5},
+        {f"k{'a' * i}": 0.5 for i in range(17)},
+    ],
+)
+def test_a_model_files_kind_temperatures_are_checked(value: object) -> None:
+    # a further temperature per unit kind: bounded like the model's own, under a kind's name
+    data = packaged_model("classes").to_bytes()
+    head = _header(data)
+    head["kind_temperatures"] = value
+    with pytest.raises(ModelError, match="kind_temperatures"):
+        Model.from_bytes(_with_header(data, json.dumps(head)))
