@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from turnlens.core.classes import task_classes
+from turnlens.agents.guard import frozen_classes
 from turnlens.learn.dataset import CLASS_LABELS, ROUTER_LABELS
 from turnlens.learn.metrics import Outcome, format_summary, summarize
 
@@ -56,7 +56,7 @@ REPO = Path(__file__).resolve().parents[1]
 REFS = REPO / "tests" / "data" / "realtext"
 SETS = ("dev-turns", "dev-prompts", "units", "prompt-classes")
 # the classes a compaction keeps word for word (decision, spec: the classes' own data)
-FROZEN = tuple(c.name for c in task_classes().values() if c.frozen == "true")
+FROZEN = tuple(frozen_classes())
 # rows bigger than this are not real turns of a thread; a cache file is read in full
 MAX_TEXT = 1 << 20
 log = logging.getLogger("realtext_eval")
@@ -187,6 +187,20 @@ def make_refs(name: str, refs_dir: Path, cache: Path) -> int:
 # ─── measuring ────────────────────────────────────────────────────────────────
 
 
+def _kept(outcomes: Sequence[Outcome], kept: Sequence[bool]) -> dict[str, Any]:
+    """Of the turns that must be kept word for word (a frozen gold class), how many `kept` says
+    are; of those it keeps, how many had to be."""
+    must = sum(o.label in FROZEN for o in outcomes)
+    n_kept = sum(kept)
+    both = sum(o.label in FROZEN and k for o, k in zip(outcomes, kept, strict=True))
+    return {
+        "n": must,
+        "kept": n_kept,
+        "recall": both / must if must else 0.0,
+        "precision": both / n_kept if n_kept else 0.0,
+    }
+
+
 def _result(
     name: str,
     items: Sequence[Item],
@@ -213,29 +227,12 @@ def _result(
     if tools:
         summary["tool_units"] = {"n": len(tools), "accuracy": sum(tools) / len(tools)}
     if labels == CLASS_LABELS:
-        # what a compaction keeps word for word (the frozen classes): of the turns that must be
-        # kept, how many are; of the turns kept, how many had to be
-        must = sum(o.label in FROZEN for o in outcomes)
-        kept = sum(o.got in FROZEN for o in outcomes)
-        both = sum(o.label in FROZEN and o.got in FROZEN for o in outcomes)
-        summary["frozen"] = {
-            "n": must,
-            "kept": kept,
-            "recall": both / must if must else 0.0,
-            "precision": both / kept if kept else 0.0,
-        }
+        # what a compaction keeps word for word (the frozen classes)
+        summary["frozen"] = _kept(outcomes, [o.got in FROZEN for o in outcomes])
     if guarded is not None and any(unit_kind(it.kind) == "prompt" for it in items):
         # what the agent guard keeps: the frozen turns and a person's prompts kept in doubt
-        must = sum(o.label in FROZEN for o in outcomes)
-        kept = sum(g is not None for g in guarded)
-        both = sum(o.label in FROZEN and g is not None for o, g in zip(outcomes, guarded, strict=True))
-        summary["guarded"] = {
-            "n": must,
-            "kept": kept,
-            "in_doubt": sum(g is not None and g not in FROZEN for g in guarded),
-            "recall": both / must if must else 0.0,
-            "precision": both / kept if kept else 0.0,
-        }
+        summary["guarded"] = _kept(outcomes, [g is not None for g in guarded])
+        summary["guarded"]["in_doubt"] = sum(g is not None and g not in FROZEN for g in guarded)
     if kinds:
         summary["kinds"] = {
             k: {
