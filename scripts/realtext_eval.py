@@ -25,11 +25,13 @@ too) on the sets given (turns for the classes
 model, prompts for the labels model: docs/labels.md, Calibration); with `--write DIR` it writes
 the models with that temperature into DIR (the shipped ones: server/turnlens/learn/models).
 
-`--fit-kind-temperature` fits, on session units (the `units` set), the one further temperature
-of the units the agent wrote itself (its replies and thinking: `AGENT_KINDS`), which the kind's
-evidence has already narrowed (`turnlens.learn.model.Model.restrict`); it prints the fitted
-value and what it is worth on folds it was not fitted on, and with `--write DIR` writes the
-classes model with it.
+`--fit-kind-temperature` fits, on the sets given, one further temperature for each group of
+unit kinds in `KIND_GROUPS` the sets hold: the units the agent wrote itself (its replies and
+thinking: `AGENT_KINDS`, in `units`), which the kind's evidence has already narrowed
+(`turnlens.learn.model.Model.restrict`), and a person's prompts (`PERSON_KINDS`, in
+`prompt-classes` and `units`); it prints each fitted value and what it is worth on folds it
+was not fitted on, and with `--write DIR` writes the classes model with them (the kinds of a
+group not fitted keep the temperature the model had).
 
 `--make-refs` writes refs from the cache's rows (their labels, the hashes of their texts) for
 sets that have none yet: for local use until the labelled refs land.
@@ -96,6 +98,10 @@ class Loaded:
 _TOOL_KINDS = ("tool_call", "tool_result")
 # the units an agent writes itself: one further temperature for them (`fit_kind_temperature`)
 AGENT_KINDS = ("reply", "thinking")
+# a person's prompts: the turns model is calibrated on threads, and prompts typed to an agent
+# are a text of their own (what the agent guard reads)
+PERSON_KINDS = ("prompt",)
+KIND_GROUPS = (AGENT_KINDS, PERSON_KINDS)
 
 
 def unit_kind(kind: str | None) -> str | None:
@@ -451,6 +457,27 @@ def fit_kind_temperature(
     }
 
 
+def fit_kind_temperatures(items: Sequence[Item], model: Any) -> list[dict[str, Any]]:
+    """`fit_kind_temperature` for each group of `KIND_GROUPS` that `items` hold units of."""
+    return [
+        fit_kind_temperature(items, model, kinds=group)
+        for group in KIND_GROUPS
+        if any(unit_kind(it.kind) in group for it in items)
+    ]
+
+
+def with_kind_temperatures(model: Any, found: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """The model's kind temperatures with the fitted groups' put in (1.0: none, left out); the
+    kinds of a group not fitted keep theirs."""
+    temperatures = dict(model.kind_temperatures)
+    for group in found:
+        for kind in group["kinds"]:
+            temperatures.pop(kind, None)
+            if group["temperature"] != 1.0:
+                temperatures[kind] = group["temperature"]
+    return temperatures
+
+
 def crossfit(
     loaded: Sequence[tuple[str, Sequence[Item]]],
     models: dict[str, Any],
@@ -603,7 +630,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--fit-kind-temperature",
         action="store_true",
-        help="fit the further temperature of the units an agent writes (replies, thinking)",
+        help="fit the further temperatures of unit kinds (an agent's replies and thinking; a person's prompts)",
     )
     parser.add_argument(
         "--write", type=Path, help="with --fit-temperature or --fit-kind-temperature: write the models here"
@@ -653,10 +680,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         model = models.get("classes") or packaged_model("classes")
         items = [it for name in names for it in load_set(name, args.refs, cache).items]
-        found = fit_kind_temperature(items, model)
+        found = fit_kind_temperatures(items, model)
         sys.stdout.write(json.dumps(found, indent=2) + "\n")
         if args.write is not None:
-            model.kind_temperatures = {k: found["temperature"] for k in found["kinds"]}
+            model.kind_temperatures = with_kind_temperatures(model, found)
             (args.write / PACKAGED["classes"]).write_bytes(model.to_bytes())
         return 0
     if args.fit_temperature:

@@ -142,8 +142,8 @@ def from_model(
     if allowed is not None:  # always: the ruled-out classes' share belongs to the allowed ones
         prediction = model.restrict(prediction, allowed)
     prediction = no_evidence(prediction, seed, allowed)
-    if allowed is not None:  # the kind's own calibration (an agent's reply, its thinking)
-        prediction = model.at_temperature(prediction, model.kind_temperature(kind))
+    # the kind's own calibration (an agent's reply, its thinking: whatever kinds the model names)
+    prediction = model.at_temperature(prediction, model.kind_temperature(kind))
     if explain and prediction.label != label:  # explain the class given, not the one ruled out
         contributions, rule_weights, found = scorer.explain(text, result, prediction.label, each=top // 2)
     return of_class(
@@ -278,8 +278,8 @@ def classify_many(
                     prediction = model.restrict(prediction, allowed)
             if prediction.confidence < UNSURE_BELOW:
                 prediction = no_evidence(prediction, seed_answer(result, pack), allowed)
-            if allowed is not None:  # the kind's own calibration (an agent's reply, its thinking)
-                prediction = model.at_temperature(prediction, model.kind_temperature(kind))
+            # the kind's own calibration (whatever kinds the model names; 1.0 for the others)
+            prediction = model.at_temperature(prediction, model.kind_temperature(kind))
             answer = _model_answer(prediction, result)
         seen[(text, kind)] = answer
         out.append(answer)

@@ -143,7 +143,7 @@ def test_an_agents_own_text_has_its_kinds_temperature(text: str, kind: str) -> N
 
     shipped = packaged_model("classes")
     t = shipped.kind_temperature(kind)
-    assert t != 1.0 and shipped.kind_temperature(None) == 1.0 and shipped.kind_temperature("prompt") == 1.0
+    assert t != 1.0 and shipped.kind_temperature(None) == 1.0 and shipped.kind_temperature("tool_call") == 1.0
     plain = Model.from_bytes(shipped.to_bytes())
     plain.kind_temperatures = {}
     without = classify_unit(text, kind, with_model(builtin_pack("default"), plain))
@@ -159,6 +159,33 @@ def test_an_agents_own_text_has_its_kinds_temperature(text: str, kind: str) -> N
         assert (c.confidence - without.confidence) * (1.0 - t) >= 0
     turn = classify(text, DEFAULT)
     assert turn == classify(text, with_model(builtin_pack("default"), plain))
+
+
+def test_a_temperature_for_a_kind_with_every_class_allowed_applies_too() -> None:
+    # a model file may name any unit kind (a person's prompt allows every class): its
+    # temperature is used, not silently dropped, and a kind it does not name is left alone
+    from turnlens.core.rules import with_model
+    from turnlens.learn.model import Model, packaged_model
+
+    text = "Let's go with option B and keep the old endpoint until June."
+    model = Model.from_bytes(packaged_model("classes").to_bytes())
+    model.kind_temperatures = {}
+    pack = with_model(builtin_pack("default"), model)
+    before = classify_unit(text, "prompt", pack)
+    model.kind_temperatures = {"prompt": 0.5}
+    pack = with_model(builtin_pack("default"), model)
+    for c in (classify_unit(text, "prompt", pack), classify_many([text], pack, None, ["prompt"])[0]):
+        assert c.task_class == before.task_class and before.probabilities is not None
+        squared = {k: p**2 for k, p in before.probabilities.items()}
+        assert c.confidence == pytest.approx(squared[c.task_class] / sum(squared.values()))
+    assert (
+        classify_unit(text, "tool_result", pack).probabilities
+        == classify_unit(
+            text,
+            "tool_result",
+            with_model(builtin_pack("default"), Model.from_bytes(packaged_model("classes").to_bytes())),
+        ).probabilities
+    )
 
 
 def test_a_kinds_temperature_never_changes_the_class_it_is_given() -> None:

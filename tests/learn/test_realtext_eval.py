@@ -209,6 +209,62 @@ def test_the_agents_kind_temperature_is_fitted_on_its_units_and_crossfitted() ->
     assert found["all_units"]["n"] == 7
 
 
+def test_each_group_of_kinds_gets_its_own_temperature() -> None:
+    # an agent's replies and a person's prompts are fitted apart, each group only where the
+    # sets hold units of it; writing keeps the temperature of a group not fitted
+    from turnlens.learn.model import Model, packaged_model
+
+    mod = _script()
+    replies = [
+        mod.Item(
+            "r0",
+            "I ran the tests again and they pass; the flaky one was a timing issue.",
+            "context",
+            "en",
+            kind="assistant-text",
+        ),
+        mod.Item(
+            "r1",
+            "The config is read once at start-up, then cached for the session.",
+            "context",
+            "en",
+            kind="thinking",
+        ),
+    ]
+    prompts = [
+        mod.Item(
+            "p0",
+            "Let's go with option B and keep the old endpoint until June.",
+            "decision",
+            "en",
+            kind="user-text",
+        ),
+        mod.Item(
+            "p1",
+            "The endpoint must return 404 for an unknown id and never 500.",
+            "spec",
+            "en",
+            kind="user-text",
+        ),
+        mod.Item(
+            "p2", "Add a unit test for the empty cart and run the suite.", "context", "en", kind="user-text"
+        ),
+    ]
+    model = Model.from_bytes(packaged_model("classes").to_bytes())
+    model.kind_temperatures = {"reply": 0.5, "thinking": 0.5}
+    found = mod.fit_kind_temperatures(prompts, model)
+    assert [g["kinds"] for g in found] == [["prompt"]] and found[0]["n"] == 3
+    assert model.kind_temperatures == {"reply": 0.5, "thinking": 0.5}
+    merged = mod.with_kind_temperatures(model, found)
+    assert merged["reply"] == merged["thinking"] == 0.5
+    assert merged.get("prompt", 1.0) == found[0]["temperature"]
+    both = mod.fit_kind_temperatures(replies + prompts, model)
+    assert [g["kinds"] for g in both] == [["reply", "thinking"], ["prompt"]]
+    assert [g["n"] for g in both] == [2, 3]
+    one = [{"kinds": ["reply", "thinking"], "temperature": 1.0}]
+    assert mod.with_kind_temperatures(model, one) == {}
+
+
 def test_prompts_report_what_the_compaction_guard_keeps() -> None:
     # a person's prompts (kind `user-text`): the guard keeps the frozen ones and those in doubt,
     # so it keeps at least what the class alone keeps; the rules have nothing in doubt, and a
