@@ -486,8 +486,9 @@ def crossfit(
 ) -> dict[str, dict[str, Any]]:
     """What calibration is worth on text it was not fitted on: each fold's rows answered with
     the temperature (and offsets) fitted on the other folds. Accuracy and ECE per task for the
-    raw model, the temperature alone, and the temperature with offsets; with a pooled encoder
-    engine, `pooled` too (the engine as it answers: both engines calibrated that way, pooled)."""
+    raw model, the temperature alone, and the temperature with offsets; with an encoder
+    engine, `pooled` too (the engine pooled with the n-gram model, both calibrated that way:
+    for prompts the shipped engine as it answers, for turns the classes-encoder files)."""
     import math
 
     from turnlens.learn.calibrate import fit_calibration, fit_temperature
@@ -531,12 +532,18 @@ def crossfit(
                     answers[design].append(Outcome(model.classes[g], model.classes[k], p[k], lang))
                     if design == "temperature+offsets":
                         calibrated[i] = p
-        enc = models.get("encoder") if task == "labels" else None
-        partner = getattr(enc, "partner", None)
+        enc = models.get("encoder" if task == "labels" else "encoder-classes")
+        # the n-gram model the encoder engine pools with: the labeler's partner for prompts;
+        # for turns (an engine measured, not shipped) the classes model measured
+        partner = getattr(enc, "partner", None) if task == "labels" else None
+        if task == "classes" and enc is not None:
+            from turnlens.learn.model import packaged_model
+
+            partner = models.get("classes") or packaged_model("classes")
         if partner is not None:
-            # the shipped engine: both engines' probabilities pooled (`encoder.pool`), each
-            # engine calibrated on the other folds
-            _, other = task_logits(loaded, {"labels": partner})["labels"]
+            # both engines' probabilities pooled (`encoder.pool`: the shipped engine's design
+            # for prompts), each engine calibrated on the other folds
+            _, other = task_logits(loaded, {task: partner})[task]
             theirs = out_of_fold(other)
             answers["pooled"] = []
             for i, (_, g, lang) in enumerate(data):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -263,6 +264,47 @@ def test_each_group_of_kinds_gets_its_own_temperature() -> None:
     assert [g["n"] for g in both] == [2, 3]
     one = [{"kinds": ["reply", "thinking"], "temperature": 1.0}]
     assert mod.with_kind_temperatures(model, one) == {}
+
+
+def test_crossfit_pools_a_turns_encoder_engine_with_the_classes_model() -> None:
+    # with classes-encoder files (`--encoder DIR`), turns get the pooled design too: the engine
+    # and the classes model each calibrated on the other folds, then pooled as for prompts
+    import math
+    from array import array
+
+    from turnlens.learn import encoder as enc
+    from turnlens.learn.dataset import CLASS_LABELS
+    from turnlens.learn.model import packaged_model
+
+    class StandIn(enc.Encoder):
+        def encode(self, texts: Sequence[str]) -> list[list[float]]:
+            out = []
+            for t in texts:
+                v = [0.0] * enc.DIM
+                for word in t.lower().split():
+                    v[sum(map(ord, word)) % enc.DIM] += 1.0
+                norm = math.sqrt(sum(x * x for x in v)) or 1.0
+                out.append([x / norm for x in v])
+            return out
+
+    mod = _script()
+    cols = [array("f", [(j + 1) * ((i % 5) - 2) / 50 for i in range(enc.DIM)]) for j in range(6)]
+    engine = enc.EncoderScorer(packaged_model("classes"), enc.Projection(CLASS_LABELS, cols, {}), StandIn())
+    texts = [
+        ("Approved, merge once CI is green.", "decision"),
+        ("The endpoint must return 404 for an unknown id.", "spec"),
+        ("Traceback (most recent call last):\n  File 'a.py', line 3", "code"),
+        ("nit: this name is misleading, and the test misses the empty case", "review"),
+        ("The cache is rebuilt every night from the export.", "context"),
+        ("thanks a lot!", "chitchat"),
+    ] * 2
+    items = [mod.Item(f"t{i}", t, lab, "en") for i, (t, lab) in enumerate(texts)]
+    out = mod.crossfit([("dev-turns", items)], {"encoder-classes": engine}, folds=3, penalty=0.3)
+    designs = out["classes"]
+    assert set(designs) == {"raw", "temperature", "temperature+offsets", "pooled"}
+    assert all(d["n"] == len(items) and 0.0 <= d["accuracy"] <= 1.0 for d in designs.values())
+    # without the engine, no pooled design
+    assert "pooled" not in mod.crossfit([("dev-turns", items)], {}, folds=3, penalty=0.3)["classes"]
 
 
 def test_prompts_report_what_the_compaction_guard_keeps() -> None:
