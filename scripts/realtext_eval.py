@@ -535,11 +535,11 @@ def crossfit(
         enc = models.get("encoder" if task == "labels" else "encoder-classes")
         # the n-gram model the encoder engine pools with: the labeler's partner for prompts;
         # for turns (an engine measured, not shipped) the classes model measured
-        partner = getattr(enc, "partner", None) if task == "labels" else None
-        if task == "classes" and enc is not None:
+        partner = None
+        if enc is not None:
             from turnlens.learn.model import packaged_model
 
-            partner = models.get("classes") or packaged_model("classes")
+            partner = enc.partner if task == "labels" else models.get(task) or packaged_model(task)
         if partner is not None:
             # both engines' probabilities pooled (`encoder.pool`: the shipped engine's design
             # for prompts), each engine calibrated on the other folds

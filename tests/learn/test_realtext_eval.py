@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -269,23 +268,12 @@ def test_each_group_of_kinds_gets_its_own_temperature() -> None:
 def test_crossfit_pools_a_turns_encoder_engine_with_the_classes_model() -> None:
     # with classes-encoder files (`--encoder DIR`), turns get the pooled design too: the engine
     # and the classes model each calibrated on the other folds, then pooled as for prompts
-    import math
     from array import array
 
+    from tests.learn.test_encoder import StandIn
     from turnlens.learn import encoder as enc
     from turnlens.learn.dataset import CLASS_LABELS
     from turnlens.learn.model import packaged_model
-
-    class StandIn(enc.Encoder):
-        def encode(self, texts: Sequence[str]) -> list[list[float]]:
-            out = []
-            for t in texts:
-                v = [0.0] * enc.DIM
-                for word in t.lower().split():
-                    v[sum(map(ord, word)) % enc.DIM] += 1.0
-                norm = math.sqrt(sum(x * x for x in v)) or 1.0
-                out.append([x / norm for x in v])
-            return out
 
     mod = _script()
     cols = [array("f", [(j + 1) * ((i % 5) - 2) / 50 for i in range(enc.DIM)]) for j in range(6)]
