@@ -253,9 +253,13 @@ def _result(
     return summary
 
 
-def measure_turns(items: Sequence[Item], classes_model: Any = None) -> list[dict[str, Any]]:
-    """Task classes: the default pack's model, then the reference rules."""
-    from turnlens.classifier import classify_unit
+def measure_turns(
+    items: Sequence[Item], classes_model: Any = None, encoder: Any = None
+) -> list[dict[str, Any]]:
+    """Task classes: the default pack's model, then (with `encoder`, a classes engine) the model
+    with that engine answering for a person's prompts, as the agent hooks do with
+    `$TURNLENS_LABELER=encoder`, then the reference rules."""
+    from turnlens.classifier import classify_many, classify_unit
     from turnlens.core.rules import builtin_pack, with_model
 
     default = builtin_pack("default")
@@ -264,12 +268,23 @@ def measure_turns(items: Sequence[Item], classes_model: Any = None) -> list[dict
     out = []
     from turnlens.agents.guard import guarded_class
 
-    for name, pack in (("model (default)", default), ("rules (reference)", builtin_pack("reference"))):
+    engines: list[tuple[str, Any, Any]] = [("model (default)", default, None)]
+    if encoder is not None:
+        engines.append(("encoder engine (a person's prompts) + model", default, encoder))
+    engines.append(("rules (reference)", builtin_pack("reference"), None))
+    for name, pack, scorer in engines:
         outcomes = []
         guarded = []
-        for it in items:
-            kind = unit_kind(it.kind)
-            c = classify_unit(it.text, kind, pack)
+        kinds = [unit_kind(it.kind) for it in items]
+        answers = [classify_unit(it.text, kind, pack) for it, kind in zip(items, kinds, strict=True)]
+        if scorer is not None:
+            mine = [i for i, kind in enumerate(kinds) if kind == "prompt"]
+            theirs = classify_many(
+                [items[i].text for i in mine], pack, kinds=["prompt"] * len(mine), scorer=scorer
+            )
+            for i, c in zip(mine, theirs, strict=True):
+                answers[i] = c
+        for it, kind, c in zip(items, kinds, answers, strict=True):
             outcomes.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
             # the session readers give a person's prompt the role `user` (turnlens.pipeline.formats)
             guarded.append(guarded_class(c, "user" if kind == "prompt" else None, kind))
@@ -533,13 +548,9 @@ def crossfit(
                     if design == "temperature+offsets":
                         calibrated[i] = p
         enc = models.get("encoder" if task == "labels" else "encoder-classes")
-        # the n-gram model the encoder engine pools with: the labeler's partner for prompts;
-        # for turns (an engine measured, not shipped) the classes model measured
-        partner = None
-        if enc is not None:
-            from turnlens.learn.model import packaged_model
-
-            partner = enc.partner if task == "labels" else models.get(task) or packaged_model(task)
+        # the n-gram model the encoder engine pools with (the labeler for prompts, the classes
+        # model for turns: the one measured beside it)
+        partner = enc.partner if enc is not None else None
         if partner is not None:
             # both engines' probabilities pooled (`encoder.pool`: the shipped engine's design
             # for prompts), each engine calibrated on the other folds
@@ -568,7 +579,7 @@ def crossfit(
 def measure(name: str, items: Sequence[Item], models: dict[str, Any]) -> list[dict[str, Any]]:
     if "prompts" in name:
         return measure_prompts(items, models.get("labels"), models.get("encoder"))
-    return measure_turns(items, models.get("classes"))
+    return measure_turns(items, models.get("classes"), models.get("encoder-classes"))
 
 
 def _report(name: str, loaded: Loaded, results: list[dict[str, Any]], misses: bool) -> str:
@@ -674,8 +685,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             # pooled with the n-gram labeler measured beside it, as the shipped engine is
             models["encoder"] = load(args.encoder, partner=models.get("labels") or packaged_model("labels"))
-        if (args.encoder / FILES["classes"][0]).is_file():  # measured with --crossfit only
-            models["encoder-classes"] = load(args.encoder, "classes")
+        if (args.encoder / FILES["classes"][0]).is_file():
+            from turnlens.learn.model import packaged_model
+
+            # a person's prompts, pooled with the classes model measured beside it (as the hooks do)
+            models["encoder-classes"] = load(
+                args.encoder, "classes", partner=models.get("classes") or packaged_model("classes")
+            )
     every: dict[str, Any] = {}
     text_out = []
     if args.crossfit:
@@ -711,8 +727,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 model.temperature = temperature
                 model.offsets = offsets
                 filename = PACKAGED[task]
-                if task == "labels" and "encoder" in models:
-                    from turnlens.learn.encoder import PACKAGED_NGRAMS as filename
+                if (task == "labels" and "encoder" in models) or (
+                    task == "classes" and "encoder-classes" in models
+                ):
+                    from turnlens.learn.encoder import FILES
+
+                    filename = FILES[task][0]
                 (args.write / filename).write_bytes(model.to_bytes())
         return 0
     for name in names:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from turnlens.learn.model import Contribution, Model, Prediction
     from turnlens.learn.phrases import Phrase
+    from turnlens.learn.scorer import Scorer
 
 __all__ = [
     "Classification",
@@ -226,12 +227,16 @@ def classify_many(
     pins: Sequence[str | None] | None = None,
     kinds: Sequence[str | None] | None = None,
     passes: Sequence[Score] | None = None,
+    scorer: Scorer | None = None,
 ) -> list[Classification]:
     """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
     of a transcript: a pack without a model shares the rules' answers between texts that fire
     the same rules (`core.classify.classify_rules_many`); with a model only the rule pass is
     shared (`core.classify.score_many`), and the model reads each distinct text once.
-    `passes`: the texts' rule passes with `pack` (unexplained), when the caller has them."""
+    `passes`: the texts' rule passes with `pack` (unexplained), when the caller has them.
+    `scorer`: a ready engine of the same classes that answers in place of the pack's model
+    (the optional encoder engine for a person's prompts: `turnlens.learn.encoder`), its
+    texts read in one batch; its own model's kind temperatures apply."""
     pack = pack or builtin_pack("default")
     texts = list(texts)
     if kinds is not None and len(kinds) != len(texts):
@@ -250,6 +255,12 @@ def classify_many(
     elif len(passes) != len(texts):
         raise ValueError("classify_many: one rule pass per text")
     predict = scorer_for(model).predict
+    if scorer is not None:
+        if scorer.model.classes != model.classes:
+            raise ValueError("classify_many: the scorer's classes are not the pack model's")
+        free = [i for i in range(len(texts)) if not pins or pins[i] is None]
+        predict = _batched(scorer, [texts[i] for i in free], [passes[i] for i in free])
+        model = scorer.model
     users = bool(user_rules(pack))
     seen: dict[tuple[str, str | None], Classification] = {}
     out: list[Classification] = []
@@ -284,6 +295,22 @@ def classify_many(
         seen[(text, kind)] = answer
         out.append(answer)
     return out
+
+
+def _batched(scorer: Scorer, texts: list[str], passes: Sequence[Score]) -> Any:
+    """`scorer.predict` for these texts, their predictions made in one `predict_many` call
+    (an encoder reads a batch far faster than one text at a time) the first time one is asked;
+    a text not among them is predicted alone."""
+    done: dict[str, Prediction] = {}
+
+    def predict(text: str, result: Score) -> Prediction:
+        if not done:
+            firsts = {t: r for t, r in zip(texts, passes, strict=True)}
+            done.update(zip(firsts, scorer.predict_many(list(firsts), list(firsts.values())), strict=True))
+        found = done.get(text)
+        return found if found is not None else scorer.predict(text, result)
+
+    return predict
 
 
 def _model_answer(prediction: Prediction, result: Score) -> Classification:

@@ -71,3 +71,37 @@ def test_encoder_installed_labels_with_it() -> None:
     out = Labeler(engine="encoder")(pa.table(rows)).to_pylist()[0]
     expected = resolve_offline(PROMPT, RouterSettings(labeler="encoder"), explain=False)
     assert (out["label"], out["phase"]) == (expected.label, expected.phase)
+
+
+def test_with_the_encoder_a_persons_prompts_are_classed_by_its_classes_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # as the agent hooks class them: the engine answers for rows of role `user` and kind
+    # `prompt` (not pinned); the same text as a reply, or as plain text, keeps the turns model
+    from array import array
+
+    from tests.learn.test_encoder import StandIn
+    from turnlens.learn.dataset import CLASS_LABELS
+    from turnlens.learn.model import packaged_model
+    from turnlens.router import labeler_engine
+
+    j = CLASS_LABELS.index("review")
+    cols = [array("f", [60.0 if k == j else 0.0] * enc.DIM) for k in range(len(CLASS_LABELS))]
+    engine = enc.EncoderScorer(packaged_model("classes"), enc.Projection(CLASS_LABELS, cols, {}), StandIn())
+    monkeypatch.setattr(labeler_engine, "prompt_scorer", lambda e: engine if e == "encoder" else None)
+    text = "We keep the retry at three attempts and log every failure."
+    rows = {
+        "session_id": ["s"] * 4,
+        "unit_index": [0, 1, 2, 3],
+        "text": [text] * 4,
+        "role": ["user", "assistant", None, "user"],
+        "kind": ["prompt", "reply", None, "prompt"],
+        "pin": [None, None, None, "spec"],
+    }
+    got = [r["class"] for r in Labeler(engine="encoder")(pa.table(rows)).to_pylist()]
+    plain = [r["class"] for r in Labeler()(pa.table(rows)).to_pylist()]
+    assert got[0] == "review" and plain[0] != "review"
+    assert got[1:] == plain[1:] and got[3] == "spec"
+    # the rules pack has no model: nothing for the engine to stand in for
+    ruled = [r["class"] for r in Labeler(pack="reference", engine="encoder")(pa.table(rows)).to_pylist()]
+    assert ruled == [r["class"] for r in Labeler(pack="reference")(pa.table(rows)).to_pylist()]

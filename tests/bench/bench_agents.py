@@ -1,6 +1,6 @@
 """How fast the agent hooks and the status line answer, as the agent runs them (not a test).
 
-    python tests/bench/bench_agents.py [--n 40] [--mb 20] [--cold 1]
+    python tests/bench/bench_agents.py [--n 40] [--mb 20] [--cold 1] [--labeler model|encoder]
 
 Every figure is a whole `turnlens` process, started the way an agent starts it (the
 console script, JSON on stdin), in wall time and in CPU time (user + system of the
@@ -13,6 +13,9 @@ child): on a shared machine the wall time includes waiting for a core.
   cold (nothing remembered), kept current by the status line, and after the submit
   hook's background reader has read the session;
 - the restore after compaction (SessionStart, source compact) on the same session.
+
+`--labeler encoder` runs every process with $TURNLENS_LABELER=encoder (the optional engine,
+which needs `turnlens[encoder]`): the route and a person's prompts' classes from the encoder.
 """
 
 from __future__ import annotations
@@ -117,6 +120,7 @@ def main() -> None:
         "--mb", type=int, default=20, help="size of the generated session (0: per-prompt figures only)"
     )
     parser.add_argument("--cold", type=int, default=1, help="runs of each cold session measurement")
+    parser.add_argument("--labeler", choices=("model", "encoder"), default="model", help="$TURNLENS_LABELER")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="turnlens-bench-agents-"))
     env = {
@@ -131,8 +135,11 @@ def main() -> None:
         NO_COLOR="1",
         PYTHONPYCACHEPREFIX=str(tmp / "pycache"),
         TURNLENS_HOOK_DEADLINE="600",  # the cold reads are measured, not cut short
+        TURNLENS_LABELER=args.labeler,
     )
-    print(f"turnlens: {TURNLENS}; {os.cpu_count()} CPUs; load {os.getloadavg()[0]:.1f}")
+    print(
+        f"turnlens: {TURNLENS}; {os.cpu_count()} CPUs; load {os.getloadavg()[0]:.1f}; labeler {args.labeler}"
+    )
     warm = payload("UserPromptSubmit", tmp / "none", prompt="ultrathink")
     run(["hook", "UserPromptSubmit"], warm, env)  # writes the bytecode cache
     run(["statusline"], warm, env)
@@ -216,7 +223,7 @@ def main() -> None:
     t = time.perf_counter()
     run(["hook", "UserPromptSubmit"], payload("UserPromptSubmit", big, prompt="thanks!"), env)
     ledgers = tmp / "state" / "turnlens" / "sessions"
-    while not (list(ledgers.glob("*-claude-code.json")) and not list(ledgers.glob("*.warm"))):
+    while not (list(ledgers.glob("*-claude-code*.json")) and not list(ledgers.glob("*.warm"))):
         time.sleep(0.2)
     print(f"  the submit hook's background reader read the session in {time.perf_counter() - t:.1f} s (wall)")
     w1.lines.clear()

@@ -123,6 +123,94 @@ def test_the_packaged_engine_is_pooled_with_the_shipped_labeler(monkeypatch: pyt
         enc.packaged_scorer.cache_clear()
 
 
+def test_the_packaged_classes_engine_is_pooled_with_the_shipped_classes_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the engine the agent hooks use for a person's prompts ($TURNLENS_LABELER=encoder)
+    from turnlens.learn.dataset import CLASS_LABELS
+    from turnlens.learn.model import packaged_model
+
+    monkeypatch.setattr(enc, "available", lambda: True)
+    enc.packaged_scorer.cache_clear()
+    try:
+        scorer = enc.packaged_scorer("classes")
+        assert scorer is not None and scorer.partner is packaged_model("classes")
+        assert scorer.model.classes == CLASS_LABELS and scorer.model.task == "classes"
+        assert scorer.model.temperature != 1.0  # calibrated on real prompts
+        labeler = enc.packaged_scorer()
+        assert labeler is not scorer and labeler is not None  # the labeler's engine is another…
+        assert labeler.encoder is scorer.encoder is enc.shared_encoder()  # …reading with the same encoder
+    finally:
+        enc.packaged_scorer.cache_clear()
+
+
+def test_the_shipped_classes_engine_matches_the_shipped_turns_corpus() -> None:
+    from turnlens.learn.dataset import CLASS_LABELS, parse_corpus, shipped_files
+    from turnlens.learn.train import corpus_digest
+
+    rows: list[Row] = []
+    for path in shipped_files("classes"):
+        rows += parse_corpus(path.read_text(encoding="utf-8"), "classes", str(path))[0]
+    ngrams, vec = enc.FILES["classes"]
+    model = Model.from_bytes((MODELS / ngrams).read_bytes())
+    assert model.meta["corpus"] == corpus_digest(rows), (
+        "retrain: python scripts/train_encoder.py DIR --task classes"
+    )
+    assert enc.Projection.from_bytes((MODELS / vec).read_bytes()).classes == model.classes == CLASS_LABELS
+
+
+def test_the_encoder_reads_a_long_text_by_its_head_and_tail() -> None:
+    # its cost grows with the text: a pasted log must not hold a hook for seconds
+    seen: list[list[str]] = []
+
+    class Vectors(list[list[float]]):
+        def tolist(self) -> list[list[float]]:
+            return list(self)
+
+    class Use:
+        def encode(self, texts: list[str]) -> Vectors:
+            seen.append(list(texts))
+            return Vectors([[0.0] * enc.DIM for _ in texts])
+
+    e = enc.Encoder()
+    e._use = Use()
+    long = "a" * enc.VECTOR_HEAD + "b" * 50_000 + "c" * enc.VECTOR_TAIL
+    short = "x" * enc.VECTOR_CHARS
+    e.encode([long, "", short])
+    assert seen == [["a" * enc.VECTOR_HEAD + "c" * enc.VECTOR_TAIL, short]]
+    assert enc.clip(short) == short and len(enc.clip(long)) == enc.VECTOR_CHARS
+
+
+def test_classify_many_takes_an_engine_for_its_texts() -> None:
+    # `classify_many(..., scorer=)`: the engine answers in place of the pack's model, reading
+    # its texts in one batch; a pin still wins, and an engine of other classes is refused
+    from turnlens.classifier import classify_many
+    from turnlens.core.rules import builtin_pack
+    from turnlens.learn.dataset import CLASS_LABELS
+    from turnlens.learn.model import packaged_model
+
+    read: list[list[str]] = []
+
+    class Batches(StandIn):
+        def encode(self, texts: Sequence[str]) -> list[list[float]]:
+            read.append(list(texts))
+            return super().encode(texts)
+
+    j = CLASS_LABELS.index("review")
+    cols = [array("f", [60.0 if k == j else 0.0] * enc.DIM) for k in range(len(CLASS_LABELS))]
+    engine = enc.EncoderScorer(packaged_model("classes"), enc.Projection(CLASS_LABELS, cols, {}), Batches())
+    texts = ["we go with option B", "thanks!", "we go with option B", "use uv, not pip"]
+    pack = builtin_pack("default")
+    got = classify_many(texts, pack, pins=[None, None, None, "spec"], kinds=["prompt"] * 4, scorer=engine)
+    assert [c.task_class for c in got] == ["review", "review", "review", "spec"]
+    assert read == [["we go with option B", "thanks!"]]  # one batch, each free text once
+    assert all(c.engine == "model" and c.probabilities for c in got[:3])
+    plain = classify_many(texts, pack, kinds=["prompt"] * 4)
+    assert [c.task_class for c in plain] != ["review"] * 4
+    with pytest.raises(ValueError):
+        classify_many(texts, pack, scorer=_shipped())  # router labels, not task classes
+
+
 def test_the_labeler_and_the_router_take_the_engine_as_a_scorer() -> None:
     from dataclasses import replace
 

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -266,8 +267,9 @@ def test_each_group_of_kinds_gets_its_own_temperature() -> None:
 
 
 def test_crossfit_pools_a_turns_encoder_engine_with_the_classes_model() -> None:
-    # with classes-encoder files (`--encoder DIR`), turns get the pooled design too: the engine
-    # and the classes model each calibrated on the other folds, then pooled as for prompts
+    # with classes-encoder files (`--encoder DIR`, loaded with the classes model as partner),
+    # turns get the pooled design too: the engine and the classes model each calibrated on the
+    # other folds, then pooled as for prompts
     from array import array
 
     from tests.learn.test_encoder import StandIn
@@ -277,7 +279,12 @@ def test_crossfit_pools_a_turns_encoder_engine_with_the_classes_model() -> None:
 
     mod = _script()
     cols = [array("f", [(j + 1) * ((i % 5) - 2) / 50 for i in range(enc.DIM)]) for j in range(6)]
-    engine = enc.EncoderScorer(packaged_model("classes"), enc.Projection(CLASS_LABELS, cols, {}), StandIn())
+    engine = enc.EncoderScorer(
+        packaged_model("classes"),
+        enc.Projection(CLASS_LABELS, cols, {}),
+        StandIn(),
+        partner=packaged_model("classes"),
+    )
     texts = [
         ("Approved, merge once CI is green.", "decision"),
         ("The endpoint must return 404 for an unknown id.", "spec"),
@@ -320,3 +327,42 @@ def test_prompts_report_what_the_compaction_guard_keeps() -> None:
     assert "guarded" not in rules
     units = [mod.Item("u", 'Bash: {"command": "ls"}', "code", "en", kind="tool_call")]
     assert "guarded" not in mod.measure_turns(units)[0]
+
+
+def test_turns_measured_with_a_prompt_engine_answer_its_prompts_only() -> None:
+    # `--encoder DIR` with classes-encoder files: a second engine row, where that engine (as the
+    # agent hooks use it with $TURNLENS_LABELER=encoder) answers a person's prompts and the model
+    # everything else; the guard is measured for it too
+    from array import array
+
+    from tests.learn.test_encoder import StandIn
+    from turnlens.learn import encoder as enc
+    from turnlens.learn.dataset import CLASS_LABELS
+    from turnlens.learn.model import packaged_model
+
+    mod = _script()
+    # a projection that pushes every text hard toward spec: what it answers is the engine's
+    cols = [array("f", [40.0 if j == 1 else 0.0] * enc.DIM) for j in range(6)]
+    engine = enc.EncoderScorer(packaged_model("classes"), enc.Projection(CLASS_LABELS, cols, {}), StandIn())
+    items = [
+        mod.Item("p1", "thanks, that works now", "chitchat", "en", kind="user-text"),
+        mod.Item("p2", "ok go on with the second step", "decision", "en", kind="user-text"),
+        mod.Item(
+            "r1", "Done: the tests pass and the branch is pushed.", "context", "en", kind="assistant-text"
+        ),
+    ]
+    rows = mod.measure_turns(items, encoder=engine)
+    assert [r["engine"] for r in rows] == [
+        "model (default)",
+        "encoder engine (a person's prompts) + model",
+        "rules (reference)",
+    ]
+
+    def answers(row: dict[str, Any]) -> dict[str, str]:
+        wrong = {m["id"]: m["got"] for m in row["misses"]}
+        return {it.id: wrong.get(it.id, it.label) for it in items}
+
+    plain, with_engine = answers(rows[0]), answers(rows[1])
+    assert with_engine["p1"] == with_engine["p2"] == "spec"  # the prompts: the engine's answer
+    assert plain["p1"] != "spec" and with_engine["r1"] == plain["r1"]  # the reply: the model's
+    assert rows[1]["guarded"]["kept"] == 2  # both prompts frozen (specs)

@@ -94,7 +94,9 @@ def _ledger(payload: Payload, agent: str, until: float, save_later: bool = False
 
     if not payload.transcript_path:
         raise NoOp("the payload names no transcript_path")
-    ledger = Ledger(payload.transcript_path, AGENTS[agent])
+    from turnlens.agents.prompt import labeler
+
+    ledger = Ledger(payload.transcript_path, AGENTS[agent], labeler(warn=False))
     ledger.save_later = save_later
     try:
         ledger.update(until)
@@ -121,21 +123,31 @@ def answer_for(event: str, agent: str, window: int | None = None) -> Callable[[P
 
     def prompt_submit(payload: Payload, ends: float) -> str | None:
         from turnlens.agents.hashes import text_digest as digest  # not the ledger: not read here
-        from turnlens.agents.prompt import context_line, route_of, shown
+        from turnlens.agents.prompt import context_line, labeler, route_of, shown
 
         check(payload)
         if payload.prompt is None:
             raise NoOp("the payload has no prompt")
-        route = route_of(payload.prompt)
+        engine = labeler()
+        route = route_of(payload.prompt, engine)
         if payload.transcript_path:  # for the status line, which then need not route it again
+            known = None
+            if engine != "model":  # nor load the engine to class it (it is loaded here already)
+                from turnlens.agents.ledger import prompt_class
+
+                known = prompt_class(payload.prompt, engine)
             state.remember_route(
-                state.session_key(payload.transcript_path), digest(payload.prompt), shown(route), route.effort
+                state.session_key(payload.transcript_path),
+                digest(payload.prompt),
+                shown(route),
+                route.effort,
+                known,
             )
         line = context_line(payload.prompt, route)
         if payload.transcript_path:  # a long session not read yet is read now, in the background
             from turnlens.agents.warm import start
 
-            start(payload.transcript_path, AGENTS[agent])
+            start(payload.transcript_path, AGENTS[agent], engine)
         return _context(event, line) if line else None
 
     def pre_compact(payload: Payload, ends: float) -> str | None:

@@ -12,6 +12,11 @@ a digest — never their whole text: that stays in the session file, where
 first read of a long session leaves the tool traffic that needs the model for
 later calls (QUICK_SECONDS). A file that shrank, was replaced or rewritten starts
 again from the top.
+
+With the optional encoder engine ($TURNLENS_LABELER=encoder: `engine`), a person's prompts
+are classed by the classes encoder pooled with the model (on real prompts it keeps more of
+the decisions and specs: docs/labels.md, ninth pass); everything else as always. Each engine
+keeps its own ledger, and a prompt the submit hook classed already is not classed again.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from turnlens.agents import state
 from turnlens.agents.hashes import sha256_hex, text_digest
 from turnlens.core.record import Record
+from turnlens.router.labeler_engine import DEFAULT_ENGINE, prompt_scorer
 
 if TYPE_CHECKING:
     from turnlens.pipeline.units import Unit
@@ -184,11 +190,12 @@ def _same_file(data: dict[str, Any], fd: int, info: os.stat_result, fmt: str) ->
 class Ledger:
     """One session's remembered figures; `update` reads what was added since the last call."""
 
-    def __init__(self, path: str, fmt: str) -> None:
+    def __init__(self, path: str, fmt: str, engine: str = DEFAULT_ENGINE) -> None:
         self.path = path
         self.format = fmt
+        self.engine = engine  # which engine classes a person's prompts (`classified`)
         self.session = state.session_key(path)
-        self.key = self.session + "-" + fmt
+        self.key = state.ledger_key(path, fmt, engine)
         self.data: dict[str, Any] = {}
         self.complete = False  # every complete line of the file has been read
         self.size = 0
@@ -299,7 +306,17 @@ class Ledger:
         deferred: list[list[Any]] = data["deferred"]
         units = fmt.stream(self._lines(fd, deadline), FormatOptions(), [], spans=False)
         line, ordinal = -1, 0
-        for unit, name, words, doubt in classified(units, lambda: defer and len(deferred) < MAX_DEFERRED):
+        remembered = None
+        if self.engine != DEFAULT_ENGINE:  # what the submit hook classed already (its last prompts)
+            known = state.remembered_classes(self.session)
+
+            def remembered(text: str) -> _Known | None:
+                found = known.get(digest(text)) if known else None
+                return None if found is None else (found[0], count_words_of(text), found[1])
+
+        for unit, name, words, doubt in classified(
+            units, lambda: defer and len(deferred) < MAX_DEFERRED, self.engine, remembered
+        ):
             data["units"] += 1
             index = data["units"]
             ordinal = ordinal + 1 if unit.line == line else 0
@@ -368,7 +385,8 @@ class Ledger:
                 units = cache[1]
                 if ordinal < len(units) and units[ordinal].kind == kind:
                     found.append((row, units[ordinal]))
-            for (row, _), (_, name, words, _) in zip(found, classified([u for _, u in found]), strict=True):
+            answers = classified([u for _, u in found], engine=self.engine)
+            for (row, _), (_, name, words, _) in zip(found, answers, strict=True):
                 if name is None:  # pragma: no cover - classified() without defer_after gives a class
                     continue
                 tc = classes[name]
@@ -486,8 +504,29 @@ MEMO_CHARS = 4096  # texts up to this long are remembered with their class for t
 MEMO_ENTRIES = 8192
 
 
+def count_words_of(text: str) -> int:
+    """A unit's words as the classifier counts them."""
+    from turnlens.core.engine import count_words, normalize_newlines
+
+    return count_words(normalize_newlines(text) if "\r" in text else text)
+
+
+def prompt_class(text: str, engine: str) -> list[str | None]:
+    """A person's prompt's [class, class in doubt], as `classified` gives it with `engine` (the
+    submit hook, which has the engine loaded for the route, remembers it for the ledger)."""
+    from turnlens.agents.guard import GUARDED_KIND, GUARDED_ROLE, in_doubt
+    from turnlens.classifier import classify_many
+    from turnlens.core.rules import builtin_pack
+
+    c = classify_many([text], builtin_pack("default"), kinds=[GUARDED_KIND], scorer=prompt_scorer(engine))[0]
+    return [c.task_class, in_doubt(c, GUARDED_ROLE, GUARDED_KIND)]
+
+
 def classified(
-    units: Iterable[Unit], defer: Callable[[], bool] | None = None
+    units: Iterable[Unit],
+    defer: Callable[[], bool] | None = None,
+    engine: str = DEFAULT_ENGINE,
+    remembered: Callable[[str], _Known | None] | None = None,
 ) -> Iterator[tuple[Unit, str | None, int, str | None]]:
     """(unit, class, words, in doubt) for each unit, in order, as the built-in default pack
     classifies it (`classify(text, pack, pin=, kind=)`): the units go to `classify_many` in
@@ -496,8 +535,10 @@ def classified(
     had then. "In doubt" is the class under which the compaction guard keeps a person's prompt
     that is not frozen (`turnlens.agents.guard.in_doubt`: `decision?`), else None. While
     `defer()` is true, a tool call or result that needs the model comes with None for its
-    class (its words are counted all the same)."""
-    from turnlens.agents.guard import in_doubt
+    class (its words are counted all the same). With `engine` other than the default, a
+    person's prompts are classed by that engine (`labeler_engine.prompt_scorer`), or are what `remembered`
+    (a prompt's text → what is known of it) says when it knows."""
+    from turnlens.agents.guard import GUARDED_KIND, GUARDED_ROLE, in_doubt
     from turnlens.classifier import classify_many
     from turnlens.core.engine import count_words, normalize_newlines
     from turnlens.core.kinds import allowed_classes
@@ -509,14 +550,29 @@ def classified(
     known: list[_Known | None] = []
     chars = 0
 
+    other = engine != DEFAULT_ENGINE
+    scorer: list[Any] = []  # the prompt engine, loaded when a prompt first needs it
+
+    def own(unit: Unit) -> bool:
+        """Whether the prompt engine classes this unit (a person's prompt, not pinned)."""
+        return other and unit.pin is None and unit.role == GUARDED_ROLE and unit.kind == GUARDED_KIND
+
     def flush() -> Iterator[tuple[Unit, str | None, int, str | None]]:
-        todo = [u for u, k in zip(batch, known, strict=True) if k is None]
+        todo = [u for u, k in zip(batch, known, strict=True) if k is None and not own(u)]
+        mine = [u for u, k in zip(batch, known, strict=True) if k is None and own(u)]
         answers = iter(
             classify_many([u.text for u in todo], pack, [u.pin for u in todo], [u.kind for u in todo])
         )
+        if mine and not scorer:
+            scorer.append(prompt_scorer(engine))  # None without its package: the model answers
+        prompts = iter(
+            classify_many([u.text for u in mine], pack, kinds=[GUARDED_KIND] * len(mine), scorer=scorer[0])
+            if mine
+            else ()
+        )
         for unit, k in zip(batch, known, strict=True):
             if k is None:
-                c = next(answers)
+                c = next(prompts) if own(unit) else next(answers)
                 k = (c.task_class, c.words, in_doubt(c, unit.role, unit.kind) if unit.pin is None else None)
                 if len(unit.text) <= MEMO_CHARS and unit.pin is None:
                     if len(memo) >= MEMO_ENTRIES:
@@ -530,6 +586,8 @@ def classified(
         k: _Known | None = None
         if unit.pin is None:
             k = memo.get((unit.role, unit.kind, unit.text)) if len(unit.text) <= MEMO_CHARS else None
+            if k is None and remembered is not None and own(unit):
+                k = remembered(unit.text)
             if k is None and unit.kind is not None:
                 allowed = allowed_classes(unit.kind, unit.text)
                 if allowed is not None and len(allowed) == 1:

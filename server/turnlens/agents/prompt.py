@@ -24,12 +24,21 @@ def _warn(line: str) -> None:
     log("labeler", line)
 
 
-def route_of(prompt: str) -> Route:
-    """The prompt's route with the labeler engine the user chose ($TURNLENS_LABELER)."""
-    from turnlens.router.labeler_engine import environment_engine, route_settings
+def labeler(warn: bool = True) -> str:
+    """The labeler engine the user chose ($TURNLENS_LABELER): `model`, or `encoder` when its
+    package is installed. With `warn`, a value that cannot be honoured is said in the hook log
+    (once per prompt: the submit hook and the status line say it; the ledgers stay quiet)."""
+    from turnlens.router.labeler_engine import environment_engine
+
+    return environment_engine(_warn if warn else lambda _line: None)
+
+
+def route_of(prompt: str, engine: str | None = None) -> Route:
+    """The prompt's route with the labeler engine the user chose (`labeler()`), or `engine`."""
+    from turnlens.router.labeler_engine import route_settings
     from turnlens.router.resolve import resolve_offline
 
-    return resolve_offline(prompt, route_settings(environment_engine(_warn)), explain=False)
+    return resolve_offline(prompt, route_settings(engine or labeler()), explain=False)
 
 
 def why(route: Route) -> str:

@@ -86,6 +86,13 @@ def session_key(transcript: str) -> str:
     return sha256_hex(real.encode("utf-8", "surrogateescape"))[:32]
 
 
+def ledger_key(transcript: str, fmt: str, engine: str = "model") -> str:
+    """The name of a session's ledger: one per format and per labeler engine (the optional
+    encoder engine classes a person's prompts its own way, so its ledger is kept apart)."""
+    key = f"{session_key(transcript)}-{fmt}"
+    return key if engine == "model" else f"{key}-{engine}"
+
+
 def _session_path(key: str) -> str:
     return os.path.join(state_dir(), SESSIONS, key + ".json")
 
@@ -138,8 +145,12 @@ def _prune(folder: str) -> None:
 MAX_ROUTES = 8
 
 
-def remember_route(key: str, digest: str, shown: str, effort: str | None) -> None:
-    """The route of a prompt just submitted, for the status line (which then need not route it)."""
+def remember_route(
+    key: str, digest: str, shown: str, effort: str | None, known: list[str | None] | None = None
+) -> None:
+    """The route of a prompt just submitted, for the status line (which then need not route it);
+    `known`: the prompt's [class, class in doubt] when an engine the status line would have to
+    load classed it (the encoder engine: `turnlens.agents.ledger.prompt_class`)."""
     from turnlens.userfiles import ReadProblem, read_limited
 
     path = os.path.join(state_dir(), SESSIONS, key + ".routes")
@@ -149,10 +160,10 @@ def remember_route(key: str, digest: str, shown: str, effort: str | None) -> Non
             routes = []
     except (ReadProblem, ValueError, RecursionError):
         routes = []
-    routes = [r for r in routes if isinstance(r, list) and len(r) == 3 and r[0] != digest][
+    routes = [r for r in routes if isinstance(r, list) and len(r) in (3, 4) and r[0] != digest][
         -(MAX_ROUTES - 1) :
     ]
-    routes.append([digest, shown, effort])
+    routes.append([digest, shown, effort] if known is None else [digest, shown, effort, known])
     if not _ensure(os.path.dirname(path)):
         return
     tmp = f"{path}.{os.getpid()}.tmp"
@@ -165,15 +176,45 @@ def remember_route(key: str, digest: str, shown: str, effort: str | None) -> Non
             os.unlink(tmp)
 
 
-def remembered_route(key: str, digest: str) -> tuple[str, str | None] | None:
+def _routes(key: str) -> list[list[Any]]:
+    """The records `remember_route` wrote for a session that have the right shape."""
     from turnlens.userfiles import ReadProblem, read_limited
 
     path = os.path.join(state_dir(), SESSIONS, key + ".routes")
     try:
         routes = json.loads(read_limited(path, 64 * 1024))
     except (ReadProblem, ValueError, RecursionError):
-        return None
-    for r in routes if isinstance(routes, list) else ():
-        if isinstance(r, list) and len(r) == 3 and r[0] == digest and isinstance(r[1], str):
+        return []
+    return [
+        r
+        for r in (routes if isinstance(routes, list) else ())
+        if isinstance(r, list) and len(r) in (3, 4) and isinstance(r[0], str) and isinstance(r[1], str)
+    ]
+
+
+def remembered_route(key: str, digest: str) -> tuple[str, str | None] | None:
+    for r in _routes(key):
+        if r[0] == digest:
             return r[1], r[2] if isinstance(r[2], str) else None
     return None
+
+
+def remembered_classes(key: str) -> dict[str, tuple[str, str | None]]:
+    """By prompt digest, the [class, class in doubt] `remember_route` kept, where both name
+    classes the guard could give (a state file damaged by hand is never believed)."""
+    from turnlens.agents.guard import UNSURE, frozen_classes
+    from turnlens.core.classes import task_classes
+
+    out: dict[str, tuple[str, str | None]] = {}
+    for r in _routes(key):
+        if len(r) != 4 or not isinstance(r[3], list) or len(r[3]) != 2:
+            continue
+        name, doubt = r[3]
+        if not isinstance(name, str) or name not in task_classes():
+            continue
+        if doubt is not None and not (
+            isinstance(doubt, str) and doubt.endswith(UNSURE) and doubt[: -len(UNSURE)] in frozen_classes()
+        ):
+            continue
+        out[r[0]] = (name, doubt)
+    return out

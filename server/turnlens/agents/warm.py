@@ -26,17 +26,17 @@ WARM_SECONDS = 300.0
 STALE_LOCK_SECONDS = 600.0
 
 
-def _lock_path(path: str, fmt: str) -> str:
-    return os.path.join(state.state_dir(), state.SESSIONS, f"{state.session_key(path)}-{fmt}.warm")
+def _lock_path(path: str, fmt: str, engine: str) -> str:
+    return os.path.join(state.state_dir(), state.SESSIONS, f"{state.ledger_key(path, fmt, engine)}.warm")
 
 
-def behind(path: str, fmt: str) -> int:
-    """How many bytes of the session file the ledger has not read yet."""
+def behind(path: str, fmt: str, engine: str = "model") -> int:
+    """How many bytes of the session file the ledger (of `engine`) has not read yet."""
     try:
         size = os.stat(path).st_size
     except OSError:
         return 0
-    data = state.load_session(f"{state.session_key(path)}-{fmt}")
+    data = state.load_session(state.ledger_key(path, fmt, engine))
     offset = data.get("offset") if data else 0
     if not isinstance(offset, int) or not 0 <= offset <= size:
         return size
@@ -46,11 +46,12 @@ def behind(path: str, fmt: str) -> int:
     return size - offset
 
 
-def start(path: str, fmt: str) -> bool:
-    """Start a background reader when the ledger is far behind; True when one was started."""
-    if os.environ.get("TURNLENS_NO_WARM") or behind(path, fmt) < WARM_MIN_BYTES:
+def start(path: str, fmt: str, engine: str = "model") -> bool:
+    """Start a background reader when the ledger (of `engine`, which the reader finds in the
+    environment it inherits) is far behind; True when one was started."""
+    if os.environ.get("TURNLENS_NO_WARM") or behind(path, fmt, engine) < WARM_MIN_BYTES:
         return False
-    lock = _lock_path(path, fmt)
+    lock = _lock_path(path, fmt, engine)
     with contextlib.suppress(OSError):
         if time.time() - os.path.getmtime(lock) < STALE_LOCK_SECONDS:
             return False  # one is reading already
@@ -73,11 +74,13 @@ def start(path: str, fmt: str) -> bool:
 
 def main(argv: list[str]) -> int:
     from turnlens.agents.ledger import Ledger, Unreadable
+    from turnlens.agents.prompt import labeler
 
     if len(argv) != 2:
         return 0
     path, fmt = argv
-    lock = _lock_path(path, fmt)
+    engine = labeler(warn=False)
+    lock = _lock_path(path, fmt, engine)
     try:
         os.makedirs(os.path.dirname(lock), mode=0o700, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
@@ -91,7 +94,7 @@ def main(argv: list[str]) -> int:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.nice(10)
-        Ledger(path, fmt).update(time.monotonic() + WARM_SECONDS, quick=None)
+        Ledger(path, fmt, engine).update(time.monotonic() + WARM_SECONDS, quick=None)
     except Unreadable as exc:
         state.log("warm", f"no-op: session file not read: {exc}")
     except Exception as exc:  # a background reader never shows an error to anyone

@@ -26,7 +26,9 @@ class Labeler:
 
     `route_roles` are the roles whose prompts get a route (as the `router.roles`
     setting); plain text (no role) is always routed. `engine` is the labeler's
-    (`router.labeler`: `model`, or `encoder` when `turnlens[encoder]` is installed).
+    (`router.labeler`: `model`, or `encoder` when `turnlens[encoder]` is installed); with
+    `encoder` a person's prompts are classed by the encoder engine too, as the agent hooks
+    class them (`turnlens.router.labeler_engine.prompt_scorer`).
     """
 
     pack: str = "default"
@@ -88,8 +90,10 @@ def _column(batch: Any, names: list[str], name: str) -> list[Any]:
 
 def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
     """One list per label column, row by row. Distinct texts are classified together
-    (`classify_many` shares the work between texts the rules answer alike) and routed once."""
+    (`classify_many` shares the work between texts the rules answer alike) and routed once;
+    with the encoder engine, a person's prompts are classed by it, in one batch."""
     from turnlens.classifier import classify_many
+    from turnlens.router.labeler_engine import prompt_scorer
     from turnlens.router.resolve import resolve_offline
 
     pack, router = profile.pack, profile.router
@@ -97,15 +101,33 @@ def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
     roles = _column(batch, names, "role")
     kinds = _column(batch, names, "kind")
     pins = _column(batch, names, "pin")
-    distinct = list(dict.fromkeys(zip(texts, pins, kinds, strict=True)))
-    answers = classify_many(
-        [t for t, _, _ in distinct], pack, [p for _, p, _ in distinct], [k for _, _, k in distinct]
-    )
-    classes = dict(zip(distinct, answers, strict=True))
+    scorer = prompt_scorer(router.labeler) if pack.model is not None else None
+    if scorer is not None:
+        from turnlens.classifier import model_of
+
+        model = model_of(pack)
+        scorer = scorer if model is not None and model.classes == scorer.model.classes else None
+    person = [
+        scorer is not None and pin is None and role == "user" and kind == "prompt"
+        for role, kind, pin in zip(roles, kinds, pins, strict=True)
+    ]
+    distinct = list(dict.fromkeys(zip(texts, pins, kinds, person, strict=True)))
+    classes: dict[tuple[Any, ...], Any] = {}
+    for mine in (False, True):
+        keys = [d for d in distinct if d[3] is mine]
+        if keys:
+            answers = classify_many(
+                [t for t, _, _, _ in keys],
+                pack,
+                [p for _, p, _, _ in keys],
+                [k for _, _, k, _ in keys],
+                scorer=scorer if mine else None,
+            )
+            classes.update(zip(keys, answers, strict=True))
     routes: dict[str, tuple[Any, ...]] = {}
     out: list[list[Any]] = [[] for _ in _LABEL_NAMES]
-    for text, role, kind, pin in zip(texts, roles, kinds, pins, strict=True):
-        c = classes[(text, pin, kind)]
+    for text, role, kind, pin, mine in zip(texts, roles, kinds, pins, person, strict=True):
+        c = classes[(text, pin, kind, mine)]
         confidence = getattr(c, "confidence", None)  # the learned classifier gives one
         if profile.routes(role, kind):
             route = routes.get(text)

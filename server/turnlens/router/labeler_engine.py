@@ -7,6 +7,10 @@ in settings.json) or from batch's `--labeler`. The value goes through the schema
 (`parse_router_settings`), so it means and is checked the same everywhere. Asking for
 `encoder` without its package (`turnlens[encoder]`) says so in one line and the n-gram model
 answers; no setting, the usual case, costs nothing (the defaults' record, no dataclass).
+
+The same choice decides who classes a person's prompts where a route is asked for outside
+the editor (the agent hooks' compaction guard, batch): with `encoder`, the classes encoder
+pooled with the turns model (`prompt_scorer`); every other unit keeps the turns model.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    from turnlens.learn.encoder import EncoderScorer
     from turnlens.router.vocabulary import RouteSettings
 
 ENV: Final = "TURNLENS_LABELER"
@@ -57,6 +62,18 @@ def chosen_engine(value: str | None, origin: str, warn: Callable[[str], None]) -
 def environment_engine(warn: Callable[[str], None]) -> str:
     """The engine $TURNLENS_LABELER names (unset: the default)."""
     return chosen_engine(os.environ.get(ENV), f"${ENV}", warn)
+
+
+def prompt_scorer(engine: str) -> EncoderScorer | None:
+    """The ready engine that classes a person's prompts (role `user`, kind `prompt`) with
+    `engine`, for `classify_many(..., scorer=)`; None: the default pack's model, as for every
+    other unit (the default engine, or the encoder without its package, which `chosen_engine`
+    has said already)."""
+    if engine != ENCODER:
+        return None
+    from turnlens.learn.encoder import packaged_scorer
+
+    return packaged_scorer("classes")
 
 
 def route_settings(engine: str) -> RouteSettings:

@@ -505,7 +505,8 @@ def router_settings_schema() -> dict[str, Any]:
             "default": d.labeler,
             "markdownDescription": "Which engine the embedded labeler uses for routes a command, a hook "
             "or batch asks for. `encoder` needs `turnlens[encoder]` (else the n-gram model answers) "
-            "and never runs on the routes shown while typing.",
+            "and never runs on the routes shown while typing. The agent hooks also class a person's "
+            "prompts with it for the compaction guard.",
         },
         "sampleMax": {
             "type": "integer",
