@@ -117,6 +117,22 @@ def test_each_engine_keeps_its_own_ledger(transcript: Path, monkeypatch: pytest.
     assert not any(t.role == "user" for t in _read(transcript, "encoder").frozen_turns())
 
 
+def test_the_background_reader_follows_the_engines_ledger(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the submit hook starts it when the ledger of the engine in use is far behind
+    from turnlens.agents import warm
+
+    monkeypatch.setattr(ledger_module, "prompt_scorer", lambda e: _engine("spec") if e == "encoder" else None)
+    size = transcript.stat().st_size
+    _read(transcript, "encoder")
+    assert warm.behind(str(transcript), "claude-code", "encoder") == 0
+    assert warm.behind(str(transcript), "claude-code") == size  # the model's ledger: not read yet
+    assert warm._lock_path(str(transcript), "claude-code", "encoder") != warm._lock_path(
+        str(transcript), "claude-code", "model"
+    )
+
+
 def test_a_prompt_the_submit_hook_classed_is_not_classed_again(
     transcript: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
