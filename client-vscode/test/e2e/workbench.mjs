@@ -23,16 +23,27 @@ export async function openFile(page, name) {
   await page.locator('.tabs-container .tab', { hasText: name }).first().waitFor({ timeout: 30000 });
 }
 
-/** Runs a command from the palette by its full title ("TurnLens: Toggle Code Lenses"). */
+/** Runs a command from the palette by its full title ("TurnLens: Toggle Code Lenses"). A busy
+ * workbench sometimes leaves the palette's list empty after the filter is typed: the palette
+ * is then opened again (three tries, each waiting longer). */
 export async function runCommand(page, title) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10000 });
-  await input.fill(`>${title}`);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ timeout: 10000 });
-  await page.keyboard.press('Enter');
+  const tries = 3;
+  for (let attempt = 1; attempt <= tries; attempt += 1) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    try {
+      await row.waitFor({ timeout: 10000 * attempt });
+    } catch (error) {
+      if (attempt === tries) throw error;
+      continue;
+    }
+    await page.keyboard.press('Enter');
+    return;
+  }
 }
 
 export async function codeLensTexts(page) {
