@@ -10,23 +10,46 @@ from turnlens.pipeline.analyze import analyze
 from turnlens.pipeline.formats import FormatOptions, NotATranscript, Split, detect, get_format
 from turnlens.pipeline.formats.aider import AIDER, split_history
 from turnlens.pipeline.profile import Profile
+from turnlens.pipeline.units import Unit
 
-from .common import assert_verbatim, fixture, shape, to_crlf
+from .common import fixture, shape, to_crlf
 
 HISTORY = "aider/.aider.chat.history.md"
+
+
+def assert_spans(document: str, units: list[Unit]) -> None:
+    """Every unit's span is where it is written, numbered 1…n in document order; a reply and a
+    one-line prompt or output are the document's own slice, one of several lines is its lines
+    without their `#### ` / `> ` markers and line-end spaces (as Aider reads its file back)."""
+    for n, unit in enumerate(units, start=1):
+        assert unit.index == n
+        written = document[unit.start : unit.end]
+        if unit.kind == "reply" or "\n" not in written:
+            assert unit.text == written
+            continue
+        head, *rest = written.split("\n")
+        marker = "####" if unit.kind == "prompt" else ">"
+        lines = [head.rstrip()]
+        for line in rest:
+            assert line.startswith(marker), line
+            lines.append(line[len(marker) :].removeprefix(" ").rstrip())
+        assert unit.text == "\n".join(lines)
+    starts = [u.start for u in units]
+    assert starts == sorted(starts)
+
 
 EXPECTED = [
     (
         "tool",
         "tool_result",
-        "/usr/local/bin/aider --model sonnet  \n> Aider v0.82.1  \n> Git repo: .git with 42 files",
+        "/usr/local/bin/aider --model sonnet\nAider v0.82.1\nGit repo: .git with 42 files",
     ),
     ("user", "prompt", "/add src/cart.py"),
     ("tool", "tool_result", "Added src/cart.py to the chat"),
     (
         "user",
         "prompt",
-        "El total del carrito ignora el descuento 🛒  \n#### cuando el cupón caduca hoy. Arréglalo.",
+        "El total del carrito ignora el descuento 🛒\ncuando el cupón caduca hoy. Arréglalo.",
     ),
     (
         "assistant",
@@ -39,7 +62,7 @@ EXPECTED = [
     (
         "tool",
         "tool_result",
-        "Applied edit to src/cart.py  \n> Commit 3f2a9c1 fix: coupons that expire today still apply",
+        "Applied edit to src/cart.py\nCommit 3f2a9c1 fix: coupons that expire today still apply",
     ),
     ("user", "prompt", "looks right, ship it"),
     ("assistant", "reply", "Done — the commit is in place."),
@@ -57,18 +80,37 @@ def test_roles_kinds_texts_and_spans() -> None:
     units = split_history(doc)
     assert len(units) == 10
     assert [(u.role, u.kind, u.text) for u in units] == EXPECTED
-    assert_verbatim(doc, units)
+    assert_spans(doc, units)
     # a prompt's span starts after its `#### ` marker, a tool output's after `> `
     assert doc[units[1].start - 5 : units[1].start] == "#### "
     assert doc[units[2].start - 2 : units[2].start] == "> "
     assert units[1].start == doc.index("#### /add src/cart.py") + 5
 
 
+def test_a_prompt_of_several_lines_reads_as_it_was_typed() -> None:
+    """Aider writes each typed line as `#### ` + the line + two spaces: the prompt's text is the
+    lines alone (no marker is read as a Markdown heading), its span the lines as written."""
+    doc = (
+        "#### Fix the login page:  \n####   \n#### - keep the session check  \n"
+        "#### - add a role check for admins  \n\nDone.\n\n> Applied edit to login.tsx  \n"
+        "> Commit 1a2b3c4 fix: role check  \n"
+    )
+    units = split_history(doc)
+    assert [(u.kind, u.text) for u in units] == [
+        ("prompt", "Fix the login page:\n\n- keep the session check\n- add a role check for admins"),
+        ("reply", "Done."),
+        ("tool_result", "Applied edit to login.tsx\nCommit 1a2b3c4 fix: role check"),
+    ]
+    assert doc[units[0].start : units[0].end].endswith("#### - add a role check for admins")
+    assert units[0].content_start == units[0].start == len("#### ")
+    assert_spans(doc, units)
+
+
 def test_crlf_history_gives_the_same_turns() -> None:
     _, doc = fixture(HISTORY)
     crlf = to_crlf(doc)
     units = split_history(crlf)
-    assert_verbatim(crlf, units)
+    assert_spans(crlf, units)
     assert [u.text.replace("\r\n", "\n") for u in units] == [t for _, _, t in EXPECTED]
     assert not any(u.text.endswith("\r") for u in units)
 
@@ -255,7 +297,7 @@ def test_fences_that_do_not_follow_commonmark_never_swallow_a_prompt() -> None:
     ]
     assert units[2].text.endswith(">>>>>>> REPLACE\n```")
     assert units[8].text.endswith("ruff format .\n    ```")
-    assert_verbatim(doc, units)
+    assert_spans(doc, units)
     # each reply whose fence ran on is said once, at the prompt line that closed it
     lines = doc.splitlines()
     assert [(p.severity, lines[p.line - 1]) for p in split.problems] == [

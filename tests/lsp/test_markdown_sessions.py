@@ -134,3 +134,28 @@ async def test_prompt_file_hover_points_at_the_frontmatter_effort(client: Langua
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "line 5: `effort: high`" in hover.contents.value  # the frontmatter's own line
     assert hover.range is not None and hover.range.start.line == 7
+
+
+async def test_aider_prompt_of_several_lines_hover_names_document_lines(client: LanguageClient) -> None:
+    """A several-line Aider prompt is scored without its `#### ` markers, and the hover's rules
+    still point at the document's lines (the text keeps the lines it was written on)."""
+    doc = (
+        "# aider chat started at 2025-06-01 09:00:00\n\n"
+        "#### Add a retry to the upload client.  \n"
+        "####   \n"
+        "#### The client MUST NOT drop a chunk, and it must retry at most 3 times.  \n\n"
+        "Sure.\n"
+    )
+    open_doc(client, AIDER_URI, doc)
+    diags = await wait_diagnostics(client, AIDER_URI, version=1)
+    assert [(d.range.start.line, d.data["role"]) for d in diags] == [(2, "user"), (6, "assistant")]
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=AIDER_URI),
+            position=types.Position(line=2, character=8),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    text = hover.contents.value
+    assert "####" not in text
+    assert "line 5" in text and "message line" not in text  # MUST NOT is on the document's line 5

@@ -39,8 +39,11 @@ def register(server: TurnLensServer) -> None:
         # a provisional answer is refined now: the hover shows what the lens will
         result = ls.explained(state, ls.refined(state, result))
         unit = result.unit
-        verbatim = unit.end - unit.start == len(unit.text)
-        first_line = doc.position_at(unit.start).line + 1 if verbatim else 0
+        # rules' lines are the document's where the text keeps the span's lines (a slice, or an
+        # Aider prompt read without its `#### ` markers); a message decoded from JSON counts its own
+        written = doc.text[unit.start : unit.end]
+        same_lines = written == unit.text or written.count("\n") == unit.text.count("\n") > 0
+        first_line = doc.position_at(unit.start).line + 1 if same_lines else 0
         n_units = sum(1 for r in results if not r.unit.ignored)
         # the router read the unit's metadata too (a prompt file's frontmatter, just above it)
         route_line = first_line - unit.meta.count("\n") if first_line and unit.meta else None

@@ -12,9 +12,13 @@ fence indented too far), so no fence runs past a `#### ` line after a blank
 line: that is how Aider itself writes a prompt. A reply whose fence had to be
 closed there is reported.
 
-Units keep `text == document[start:end]`: a prompt's span starts after its
-first `#### ` marker and a tool output's after its first `> `, so a one-line
-prompt is scored (and `/route`d) as the user typed it.
+A prompt's span starts after its first `#### ` marker and a tool output's after
+its first `> `, so a one-line prompt is the document's own slice, scored (and
+`/route`d) as the user typed it. A prompt or output of several lines is read as
+Aider reads it back: its text is the lines without their markers and without
+the two spaces Aider ends each line with (`a  \n#### b` is `a\nb`), while its
+span still covers the lines as written, so views point at them. Scoring the
+markers instead would read a person's several-line request as Markdown headings.
 """
 
 from __future__ import annotations
@@ -205,12 +209,16 @@ def _session_units(text: str, lo: int, hi: int, ignore_all: bool) -> list[Unit]:
     units: list[Unit] = []
     pending: Directives | None = None  # comment lines just above the next unit steer it
 
-    def add(start: int, end: int, role: str, kind: str, after: Directives | None) -> None:
+    def add(
+        start: int, end: int, role: str, kind: str, after: Directives | None, said: str | None = None
+    ) -> None:
         nonlocal pending
         body = text[start:end]
         pin, ignored = _merge(pending, directives_in(body))
         pending = after
-        units.append(Unit(0, start, end, body, pin, ignored or ignore_all, role, kind))
+        units.append(
+            Unit(0, start, end, body if said is None else said, pin, ignored or ignore_all, role, kind)
+        )
 
     def reply(a: int, b: int) -> None:
         """The assistant's text between two runs (steering comments at its end are for the next)."""
@@ -237,7 +245,12 @@ def _session_units(text: str, lo: int, hi: int, ignore_all: bool) -> list[Unit]:
         start, end = trimmed(text, first[0] + first[2], last[1])
         if start < end:
             role, kind = _ROLES[run.kind]
-            add(start, end, role, kind, None)
+            said = None
+            if first is not last:  # several lines: what was typed, without the markers
+                inner = run.lines[run.lines.index(first) : run.lines.index(last) + 1]
+                said = "\n".join(text[a + w : b].rstrip() for a, b, w in inner)
+                said = said[start - (first[0] + first[2]) :]  # as the span: from its first text
+            add(start, end, role, kind, None, said)
     reply(pos, hi)
     return units
 

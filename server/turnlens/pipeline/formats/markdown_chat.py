@@ -7,7 +7,13 @@ Exports and hand-kept logs mark turns in a few ways, all read here:
 - label lines: `**User:**` / `**Assistant:**`, with the turn's text on the same
   line or below;
 - SpecStory exports: `_**User**_` / `_**Assistant**_` (or `_**Agent (…)**_`)
-  lines, turns separated by `---`.
+  lines, turns separated by `---`. SpecStory also cuts an agent's turn into parts
+  with `---` rules (older exports open each part with a `_****_` line): each part
+  is a unit of its own, of the kind its opening says — a `<think>` block or a
+  `` ```thinking `` fence is `thinking`; a `<tool-use …>` element, a `<details>`
+  block, a `Read file:` line, or a part that is only a diff or shell fence is a
+  `tool_call`; anything else is the agent's `reply`. So a long agent turn is read
+  as the agent did it, as the JSON session readers read theirs.
 
 The first role marker sets the document's style (and heading level), and the
 first user and assistant words set its vocabulary: a `### Model` heading or a
@@ -28,6 +34,7 @@ from turnlens.pipeline.formats.mdtext import (
     directives_in,
     file_ignored,
     in_fence,
+    line_end,
     next_line,
     peel_tail,
     trimmed,
@@ -105,13 +112,26 @@ def markers(text: str) -> list[Marker]:
         return []  # most Markdown files: no fence needs finding
     fences = closed_fences(text)
     if fences[0]:
-        found = [m for m in found if not in_fence(fences, m.start)]
+        found = [m for m in found if not in_fence(fences, m.start) or _after_rule(text, m)]
         if not found:
             return []
     style = found[0].style
     found = [m for m in found if m.style == style]
     words = {m.role: m.word for m in reversed(found)}  # the first word seen for each role
     return [m for m in found if words[m.role] == m.word]
+
+
+# a `---` rule, then blank lines, up to where a marker starts
+_RULE_BEFORE = re.compile(r"(?:^|\n)[ ]{0,3}-{3,}[ \t]*\r?\n(?:[ \t]*\r?\n)*\Z")
+
+
+def _after_rule(text: str, m: Marker) -> bool:
+    """A SpecStory marker right after the `---` rule SpecStory writes between turns opens a turn
+    even where a fence seems to run across it: an agent's text can leave a fence unbalanced
+    (`I```thinking` opens none, its closing line then pairs with the next opening), and that
+    must not swallow the person's next prompt. A transcript quoted in a code block has no rule
+    before its markers."""
+    return m.style == "specstory" and _RULE_BEFORE.search(text, max(0, m.start - 200), m.start) is not None
 
 
 def alternations(found: list[Marker]) -> int:
@@ -141,13 +161,93 @@ def split_chat(text: str) -> tuple[list[Unit], str | None]:
         body_start = _past_rules(text, m.body, stop)
         start, end = trimmed(text, body_start, stop) if stop > body_start else (0, 0)
         if start < end:
-            body = text[start:end]
-            own = directives_in(body)
-            pin = own.pin or (pending.pin if pending else None)
-            ignored = own.ignore or bool(pending and pending.ignore)
-            units.append(Unit(0, start, end, body, pin, ignored or ignore_all, m.role, _KINDS[m.role]))
+            parts = (
+                agent_parts(text, start, end)
+                if m.style == "specstory" and m.role == "assistant"
+                else [(start, end, _KINDS[m.role])]
+            )
+            for a, z, kind in parts:  # a steering comment above the turn steers each of its parts
+                body = text[a:z]
+                own = directives_in(body)
+                pin = own.pin or (pending.pin if pending else None)
+                ignored = own.ignore or bool(pending and pending.ignore)
+                units.append(Unit(0, a, z, body, pin, ignored or ignore_all, m.role, kind))
         pending = after
     return reindex(units), title
+
+
+# what opens a part of a SpecStory agent turn, after the `_****_` line older exports put first
+_PART_OPENER = re.compile(r"_\*\*\*\*_[ \t]*\r?$")
+_RULE_LINES = re.compile(_RULE.pattern, re.MULTILINE)
+_THINK_END = re.compile(r"</think>")
+_THINK_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*thinking[ \t]*\r?$")
+_TOOL_OPENING = re.compile(
+    r"<tool-use\b|<details\b|(?:Read file|Listed directory|Searched (?:codebase|files|web)|Grep search|"
+    r"Cancelled)\b"
+)
+_TOOL_FENCE = re.compile(
+    r"(?:`{3,}|~{3,})[ \t]*(?:diff|bash|sh|shell|zsh|console|powershell|ps1|cmd)[ \t]*\r?$"
+)
+
+
+def agent_parts(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """The parts of a SpecStory agent turn [start, end), each (start, end, kind): cut at `---`
+    rules outside code fences, past a `_****_` opening line, a leading thinking block cut
+    from the reply that follows it on its line or below."""
+    fences = closed_fences(text, start, end)
+    cuts: list[tuple[int, int]] = []  # (where a part's text may start, where it ends)
+    part = start
+    for rule in _RULE_LINES.finditer(text, start, end):
+        if fences[0] and in_fence(fences, rule.start()):
+            continue
+        cuts.append((part, rule.start()))
+        part = min(end, next_line(text, rule.start()))
+    cuts.append((part, end))
+    out: list[tuple[int, int, str]] = []
+    for a, z in cuts:
+        a, z = trimmed(text, a, z) if a < z else (z, z)
+        while a < z and _PART_OPENER.match(text, a, line_end(text, a)):
+            a, z = trimmed(text, min(z, next_line(text, a)), z)
+        if a < z:
+            out += _part_kinds(text, a, z)
+    return out or [(start, end, "reply")]
+
+
+def _part_kinds(text: str, a: int, z: int) -> list[tuple[int, int, str]]:
+    """One part as units: a leading thinking block (its own unit), then the rest by its opening."""
+    first_end = line_end(text, a)
+    think_end = -1
+    if text.startswith("<think>", a):
+        close = _THINK_END.search(text, a, z)
+        think_end = close.end() if close is not None else z
+    else:
+        fence = _THINK_FENCE.match(text, a, first_end)
+        if fence is not None:
+            close_at = text.find("\n" + fence.group(1), first_end, z)
+            think_end = line_end(text, close_at + 1) if close_at >= 0 else z
+    if think_end > a:
+        out = [(a, think_end, "thinking")]
+        rest, rz = trimmed(text, think_end, z) if think_end < z else (z, z)
+        if rest < z and text[think_end:rest].strip(" \t") == "":  # the reply goes on, on that line
+            rest = think_end + len(text[think_end:rz]) - len(text[think_end:rz].lstrip(" \t"))
+        return out + (_part_kinds(text, rest, rz) if rest < rz else [])
+    if _TOOL_OPENING.match(text, a, z):
+        return [(a, z, "tool_call")]
+    if _TOOL_FENCE.match(text, a, first_end) and _only_fences(text, a, z):
+        return [(a, z, "tool_call")]
+    return [(a, z, "reply")]
+
+
+def _only_fences(text: str, a: int, z: int) -> bool:
+    """Whether [a, z) is nothing but closed code fences and blank lines (a command and its
+    output, or an edit's diff, as older SpecStory exports write a tool's part)."""
+    starts, ends = closed_fences(text, a, z)
+    pos = a
+    for s, e in zip(starts, ends, strict=True):
+        if text[pos:s].strip():
+            return False
+        pos = e
+    return bool(starts) and not text[pos:z].strip()
 
 
 def _past_rules(text: str, start: int, end: int) -> int:

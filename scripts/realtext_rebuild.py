@@ -1,0 +1,443 @@
+"""Rebuild the real-text cache from the repositories its refs name.
+
+    python scripts/realtext_rebuild.py --repos DIR [SET …] [--clone] [--cache DIR] [--readers]
+
+The real sets keep only refs in this repository (`tests/data/realtext/NAME.refs.jsonl`); the
+texts live in a cache outside it (`$TURNLENS_REALTEXT_CACHE`, default
+`~/.cache/turnlens/realtext`). A row taken from an agent log names the public repository, the
+file, the commit and the message's position:
+
+    github.com/OWNER/NAME PATH @COMMIT (message #N)
+
+(PATH is C-quoted, as git prints it, when it holds spaces or non-ASCII bytes; `@HEAD(ls-tree)`
+means the commit the collector listed, read here as HEAD.) This script reads that file at that
+commit from a local copy of the repository, splits it with TurnLens's own readers, and keeps
+the unit whose SHA-256 is the ref's: first the unit at position N, then any unit of the file
+(a reader that has changed since may count differently), so a text is recovered only when it
+is exactly the one that was labelled. A row whose ref names no file is looked for in every file
+the set's other rows name.
+
+Local copies are looked up in DIR as `OWNER+NAME/repo`, `OWNER+NAME` or `OWNER/NAME` (bare or
+with a work tree). `--clone` clones a missing one from GitHub into `DIR/OWNER+NAME` first
+(blobless, so only the files read are fetched); without it a missing copy is reported.
+
+Rows quoted from GitHub issue and pull-request threads cannot be rebuilt from a repository:
+they are counted as `thread` and their texts must come from the cache they were collected
+into. `--readers` then says how many cached texts are units TurnLens's readers give as they
+are (and with the kind the set labels them), which is what the product reads. The cache files
+are merged, never truncated: a cached row whose text still matches its
+ref is kept, a recovered row is added, and a row that matches no ref is dropped with a count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+REFS = REPO / "tests" / "data" / "realtext"
+# a session file bigger than this is not read (the snapshots hold files below 4 MiB)
+MAX_FILE = 64 << 20
+FIELDS = ("id", "text", "label", "lang", "source", "genre", "hard", "kind")
+log = logging.getLogger("realtext_rebuild")
+
+_SOURCE = re.compile(
+    r'^(?:https?://)?github\.com/(?P<repo>[\w.-]+/[\w.-]+)\s+(?P<path>"(?:[^"\\]|\\.)*"|\S+)\s+'
+    r"@(?P<rev>[0-9a-fA-F]{7,40}|HEAD(?:\([^)]*\))?)\s+\(message\s+#(?P<n>\d+)\)\s*$"
+)
+_THREAD = re.compile(r"^https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+")
+_NO_FILE = re.compile(r"^\s*\(message\s+#(?P<n>\d+)\)\s*$")
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cache_dir() -> Path:
+    """Where the texts go: $TURNLENS_REALTEXT_CACHE, else ~/.cache/turnlens/realtext."""
+    env = os.environ.get("TURNLENS_REALTEXT_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "turnlens" / "realtext"
+
+
+def unquote_path(path: str) -> str:
+    """A path as git C-quotes it (`"a\\303\\251.md"`) back to its text; a bare path as is."""
+    if not (len(path) >= 2 and path[0] == path[-1] == '"'):
+        return path
+    out = bytearray()
+    body = path[1:-1]
+    escapes = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\", "a": b"\a", "b": b"\b", "f": b"\f"}
+    escapes |= {"r": b"\r", "v": b"\v"}
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 == len(body):
+            out += ch.encode("utf-8")
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in "01234567" and re.fullmatch(r"[0-7]{3}", body[i + 1 : i + 4]):
+            out.append(int(body[i + 1 : i + 4], 8))
+            i += 4
+        else:
+            out += escapes.get(nxt, nxt.encode("utf-8"))
+            i += 2
+    return out.decode("utf-8", errors="surrogateescape")
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """The file, commit and position a ref's text was taken from."""
+
+    repo: str  # OWNER/NAME
+    path: str
+    rev: str  # a commit, or HEAD
+    index: int  # the message's position, from 1
+
+
+def parse_source(source: str) -> Where | None:
+    """The file a ref names, or None for a thread or a source of another shape."""
+    m = _SOURCE.match(source.strip())
+    if m is None:
+        return None
+    rev = m["rev"]
+    return Where(m["repo"], unquote_path(m["path"]), "HEAD" if rev.startswith("HEAD") else rev, int(m["n"]))
+
+
+def find_repo(root: Path, repo: str) -> Path | None:
+    """The local copy of OWNER/NAME under `root`, as a git directory, or None."""
+    owner, name = repo.split("/", 1)
+    for cand in (root / f"{owner}+{name}" / "repo", root / f"{owner}+{name}", root / owner / name):
+        if (cand / ".git").exists():
+            return cand / ".git"
+        if (cand / "HEAD").is_file() and (cand / "objects").is_dir():
+            return cand
+    return None
+
+
+def clone(root: Path, repo: str) -> Path | None:
+    """A blobless clone of github.com/OWNER/NAME into root; None when git cannot make it."""
+    owner, name = repo.split("/", 1)
+    dest = root / f"{owner}+{name}"
+    cmd = [
+        "git",
+        "clone",
+        "--quiet",
+        "--bare",
+        "--filter=blob:none",
+        f"https://github.com/{repo}.git",
+        str(dest),
+    ]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        log.warning("%s: clone failed: %s", repo, exc)
+        return None
+    if done.returncode != 0:
+        log.warning("%s: clone failed: %s", repo, done.stderr.strip()[:300])
+        return None
+    return dest
+
+
+def read_blob(git_dir: Path, rev: str, path: str) -> str | None:
+    """The file at `rev`, or None when the commit or the file is not there (or too big)."""
+    spec = f"{rev}:{path}"
+    try:
+        size = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "cat-file", "-s", spec],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if size.returncode != 0 or int(size.stdout.strip() or 0) > MAX_FILE:
+            return None
+        blob = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "cat-file", "blob", spec],
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    if blob.returncode != 0:
+        return None
+    return blob.stdout.decode("utf-8", errors="replace")
+
+
+# the breaks a Markdown log's parts were cut at: `---` rules, and the `_****_` lines older
+# SpecStory exports put between the parts of an agent's turn
+_BREAK = re.compile(r"\n(?:[ ]{0,3}---[ \t]*|_\*\*\*\*_)\n")
+_MARKER_LINE = re.compile(r"^(?:_\*\*|#{1,6}[ \t]|\*\*)[^\n]*\n")
+
+
+def reader_units(path: str, text: str) -> list[tuple[str, str | None]]:
+    """(text, kind) of each unit of a session file, as TurnLens's readers split it."""
+    from turnlens.pipeline.formats import detect
+    from turnlens.pipeline.formats.base import FormatOptions, NotATranscript
+
+    try:
+        return [(u.text, u.kind) for u in detect(path, text).split(text, FormatOptions()).units]
+    except NotATranscript:
+        return []
+
+
+def unit_texts(path: str, text: str) -> list[str]:
+    """The texts of a session file's units, in order, as TurnLens's readers split it; for a
+    Markdown log, then its `---`-separated parts too (how a part of a long agent turn was
+    taken: one tool use, one thinking block, one paragraph of narration)."""
+    texts = [t for t, _ in reader_units(path, text)]
+    if path.lower().endswith((".md", ".markdown")):
+        for part in _BREAK.split(text.replace("\r\n", "\n")):
+            part = part.strip()
+            texts += [part, _MARKER_LINE.sub("", part, count=1).strip()]
+        texts += [t.replace("\r\n", "\n") for t in texts if "\r\n" in t]
+    return texts
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_QUOTE = re.compile(r"^>[ \t]?", re.MULTILINE)
+_ALERT = re.compile(r"^\[![A-Z]+\][ \t]*\n")  # a GitHub alert's first line: `> [!IMPORTANT]`
+# the longest run of paragraphs tried as one text (a long agent reply has a few dozen)
+MAX_RUN = 40
+
+
+def paragraph_runs(text: str, wanted: set[str]) -> dict[str, str]:
+    """The runs of up to MAX_RUN consecutive paragraphs of a Markdown log whose hash is in
+    `wanted`: the last resort for a part cut where no reader cuts (a log whose exporter TurnLens
+    does not read); a quoted block (a prompt the exporter wrote as `> ` lines) is tried without
+    its markers too. Only the hits are kept: a long log has millions of runs."""
+    paras = _PARAGRAPH_BREAK.split(text.replace("\r\n", "\n"))
+    out: dict[str, str] = {}
+    for i in range(len(paras)):
+        run = ""
+        for k in range(i, min(len(paras), i + MAX_RUN)):
+            run = paras[k] if k == i else f"{run}\n\n{paras[k]}"
+            cands = [run, run.strip()]
+            if run.lstrip().startswith(">"):
+                cands.append(_ALERT.sub("", _QUOTE.sub("", run.strip())).strip())
+            for cand in cands:
+                digest = sha256(cand)
+                if digest in wanted:
+                    out[digest] = cand
+        if len(out) == len(wanted):
+            break
+    return out
+
+
+def pick(texts: Sequence[str], index: int, digest: str) -> str | None:
+    """The unit whose hash is `digest`: the one at `index` first, then any."""
+    if 1 <= index <= len(texts) and sha256(texts[index - 1]) == digest:
+        return texts[index - 1]
+    for text in texts:
+        if sha256(text) == digest:
+            return text
+    return None
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict):
+                out.append(row)
+    return out
+
+
+class Files:
+    """Session files read once each, split once each."""
+
+    def __init__(self, root: Path, allow_clone: bool) -> None:
+        self.root = root
+        self.allow_clone = allow_clone
+        self._repos: dict[str, Path | None] = {}
+        self._units: dict[tuple[str, str, str], list[str] | None] = {}
+        self._runs: dict[tuple[str, str, str], dict[str, str]] = {}
+        self.wanted: dict[tuple[str, str, str], set[str]] = {}  # the hashes to seek in each file
+        self._sought: dict[tuple[str, str, str], set[str]] = {}
+        self.readers: dict[tuple[str, str, str], dict[str, str | None]] = {}  # unit kinds by hash
+
+    def repo(self, name: str) -> Path | None:
+        if name not in self._repos:
+            found = find_repo(self.root, name)
+            if found is None and self.allow_clone:
+                found = clone(self.root, name)
+            self._repos[name] = found
+        return self._repos[name]
+
+    def units(self, where: Where) -> list[str] | None:
+        """The unit texts of the file `where` names; None when the repository is not here."""
+        key = (where.repo, where.path, where.rev)
+        if key not in self._units:
+            git_dir = self.repo(where.repo)
+            if git_dir is None:
+                self._units[key] = None
+            else:
+                blob = read_blob(git_dir, where.rev, where.path)
+                self._units[key] = unit_texts(where.path, blob) if blob is not None else []
+        return self._units[key]
+
+    def runs(self, where: Where) -> dict[str, str]:
+        """The paragraph runs of a Markdown file `where` names whose hashes are sought in it
+        (`wanted`), by hash; a file is searched again only for hashes not sought before."""
+        key = (where.repo, where.path, where.rev)
+        found = self._runs.setdefault(key, {})
+        new = self.wanted.get(key, set()) - self._sought.setdefault(key, set())
+        if new and where.path.lower().endswith((".md", ".markdown")):
+            git_dir = self.repo(where.repo)
+            blob = read_blob(git_dir, where.rev, where.path) if git_dir is not None else None
+            if blob is not None:
+                found.update(paragraph_runs(blob, new))
+        self._sought[key] |= new
+        return found
+
+
+def rebuild(name: str, refs_dir: Path, cache: Path, files: Files) -> Counter[str]:
+    """Recover set `name`'s texts into `cache/NAME.jsonl`; the count of each outcome."""
+    refs = _jsonl(refs_dir / f"{name}.refs.jsonl")
+    by_id = {str(r.get("id")): r for r in refs}
+    out_path = cache / f"{name}.jsonl"
+    kept: dict[str, dict[str, Any]] = {}
+    tally: Counter[str] = Counter()
+    for row in _jsonl(out_path):
+        ref = by_id.get(str(row.get("id")))
+        cached = row.get("text")
+        if ref is not None and isinstance(cached, str) and sha256(cached) == ref.get("sha256"):
+            kept[str(ref["id"])] = row
+        else:
+            tally["dropped from the cache"] += 1
+    named = [w for w in (parse_source(str(r.get("source", ""))) for r in refs) if w is not None]
+    for ref in refs:  # what each file is searched for, should its readers' units not hold it
+        where = parse_source(str(ref.get("source", "")))
+        if where is not None and str(ref.get("id")) not in kept:
+            files.wanted.setdefault((where.repo, where.path, where.rev), set()).add(str(ref.get("sha256")))
+    for ref in refs:
+        rid, digest, source = str(ref.get("id")), str(ref.get("sha256")), str(ref.get("source", ""))
+        if rid in kept:
+            tally["cached"] += 1
+            continue
+        if _THREAD.match(source):
+            tally["thread"] += 1
+            continue
+        where = parse_source(source)
+        text: str | None = None
+        if where is not None:
+            texts = files.units(where)
+            if texts is None:
+                tally["no local copy"] += 1
+                continue
+            text = pick(texts, where.index, digest) or files.runs(where).get(digest)
+        elif (m := _NO_FILE.match(source)) is not None:
+            for other in dict.fromkeys(named):  # each file the set names, once
+                text = pick(files.units(other) or [], int(m["n"]), digest)
+                if text is not None:
+                    break
+        if text is None:
+            tally["not found"] += 1
+            log.info("%s: %s not found (%s)", name, rid, source[:160])
+            continue
+        kept[rid] = {k: ref[k] for k in FIELDS if k in ref} | {"text": text}
+        tally["recovered"] += 1
+    if kept:
+        cache.mkdir(parents=True, exist_ok=True)
+        order = [str(r.get("id")) for r in refs if str(r.get("id")) in kept]
+        body = "".join(json.dumps(kept[i], ensure_ascii=False) + "\n" for i in order)
+        tmp = out_path.with_suffix(".jsonl.tmp")
+        tmp.write_text(body, encoding="utf-8")
+        tmp.replace(out_path)
+    return tally
+
+
+def coverage(name: str, refs_dir: Path, cache: Path, files: Files) -> str:
+    """How many of a set's cached texts from session files are units TurnLens's readers give,
+    and of those with a labelled kind, how many the reader gives that kind: whether the
+    product reads a log as the set was cut."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from realtext_eval import unit_kind
+
+    refs = {str(r.get("id")): r for r in _jsonl(refs_dir / f"{name}.refs.jsonl")}
+    n = as_unit = kinded = same_kind = 0
+    for row in _jsonl(cache / f"{name}.jsonl"):
+        ref = refs.get(str(row.get("id")))
+        where = parse_source(str(ref.get("source", ""))) if ref else None
+        if ref is None or where is None or files.repo(where.repo) is None:
+            continue
+        n += 1
+        git_dir = files.repo(where.repo)
+        assert git_dir is not None
+        key = (where.repo, where.path, where.rev)
+        if key not in files.readers:
+            blob = read_blob(git_dir, where.rev, where.path)
+            files.readers[key] = {sha256(t): k for t, k in reader_units(where.path, blob)} if blob else {}
+        got = files.readers[key].get(str(ref.get("sha256")), "")
+        if got == "":
+            continue
+        as_unit += 1
+        if ref.get("kind"):
+            kinded += 1
+            same_kind += unit_kind(str(ref["kind"])) == got
+    kinds = f"; the reader's kind is the labelled one for {same_kind} of {kinded}" if kinded else ""
+    return f"{name}: {as_unit} of {n} texts from session files are units of TurnLens's readers{kinds}"
+
+
+def set_names(refs_dir: Path) -> list[str]:
+    return sorted(p.name.removesuffix(".refs.jsonl") for p in refs_dir.glob("*.refs.jsonl"))
+
+
+def report(name: str, total: int, tally: Counter[str]) -> str:
+    have = tally["cached"] + tally["recovered"]
+    parts: Iterable[str] = (f"{k} {v}" for k, v in sorted(tally.items()) if v)
+    return f"{name}: {have} of {total} texts in the cache ({', '.join(parts)})"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("sets", nargs="*", help="set names (default: every set with refs)")
+    parser.add_argument("--repos", type=Path, required=True, help="the folder of local repository copies")
+    parser.add_argument("--clone", action="store_true", help="clone a repository that is not there")
+    parser.add_argument("--refs", type=Path, default=REFS, help="the folder of NAME.refs.jsonl files")
+    parser.add_argument("--cache", type=Path, help="the cache folder (default: $TURNLENS_REALTEXT_CACHE)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="name each row not found")
+    parser.add_argument(
+        "--readers",
+        action="store_true",
+        help="then say how many cached texts are units of TurnLens's readers, and with the labelled kind",
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    names = args.sets or set_names(args.refs)
+    unknown = [n for n in names if not (args.refs / f"{n}.refs.jsonl").is_file()]
+    if unknown:
+        sys.stderr.write(f"no refs for {', '.join(unknown)} in {args.refs}\n")
+        return 2
+    cache = args.cache.expanduser() if args.cache else cache_dir()
+    files = Files(args.repos.expanduser(), args.clone)
+    for name in names:
+        total = len(_jsonl(args.refs / f"{name}.refs.jsonl"))
+        sys.stdout.write(report(name, total, rebuild(name, args.refs, cache, files)) + "\n")
+    if args.readers:
+        for name in names:
+            sys.stdout.write(coverage(name, args.refs, cache, files) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
