@@ -121,17 +121,16 @@ def markers(text: str) -> list[Marker]:
     return [m for m in found if words[m.role] == m.word]
 
 
-# a `---` rule, then blank lines, up to where a marker starts
-_RULE_BEFORE = re.compile(r"(?:^|\n)[ ]{0,3}-{3,}[ \t]*\r?\n(?:[ \t]*\r?\n)*\Z")
-
-
 def _after_rule(text: str, m: Marker) -> bool:
     """A SpecStory marker right after the `---` rule SpecStory writes between turns opens a turn
     even where a fence seems to run across it: an agent's text can leave a fence unbalanced
     (`I```thinking` opens none, its closing line then pairs with the next opening), and that
     must not swallow the person's next prompt. A transcript quoted in a code block has no rule
     before its markers."""
-    return m.style == "specstory" and _RULE_BEFORE.search(text, max(0, m.start - 200), m.start) is not None
+    if m.style != "specstory":
+        return False
+    before = text[max(0, m.start - 200) : m.start].rstrip(" \t\r\n")
+    return _RULE.fullmatch(before[before.rfind("\n") + 1 :]) is not None
 
 
 def alternations(found: list[Marker]) -> int:
@@ -177,16 +176,16 @@ def split_chat(text: str) -> tuple[list[Unit], str | None]:
 
 
 # what opens a part of a SpecStory agent turn, after the `_****_` line older exports put first
-_PART_OPENER = re.compile(r"_\*\*\*\*_[ \t]*\r?$")
+_PART_OPENER = re.compile(r"_\*\*\*\*_[ \t]*+\r?$")
 _RULE_LINES = re.compile(_RULE.pattern, re.MULTILINE)
 _THINK_END = re.compile(r"</think>")
-_THINK_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*thinking[ \t]*\r?$")
+_THINK_FENCE = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+thinking[ \t]*+\r?$")
 _TOOL_OPENING = re.compile(
     r"<tool-use\b|<details\b|(?:Read file|Listed directory|Searched (?:codebase|files|web)|Grep search|"
     r"Cancelled)\b"
 )
 _TOOL_FENCE = re.compile(
-    r"(?:`{3,}|~{3,})[ \t]*(?:diff|bash|sh|shell|zsh|console|powershell|ps1|cmd)[ \t]*\r?$"
+    r"(?:`{3,}+|~{3,}+)[ \t]*+(?:diff|bash|sh|shell|zsh|console|powershell|ps1|cmd)[ \t]*+\r?$"
 )
 
 
