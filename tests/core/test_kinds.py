@@ -45,12 +45,61 @@ def test_commands_and_writes_are_code_and_lookups_are_code_or_context() -> None:
     assert allowed_classes("tool_call", "Bash: git merge main") == ("code",)
     assert allowed_classes("tool_call", "Write: {}") == ("code",)
     assert allowed_classes("tool_call", "Read: /src/app.py") == ("code", "context")
+    assert allowed_classes("tool_call", 'ToolSearch: {"query": "select:TodoWrite"}') == ("code", "context")
     assert allowed_classes("command", "ls") == ("code",)
     assert allowed_classes("tool_call", 'TodoWrite: {"todos": []}') == ("spec",)
     for kind in ("tool_result", "thinking", "injected", "summary"):
         allowed = allowed_classes(kind, "LGTM, merging")
         assert allowed is not None and "decision" not in allowed and "chitchat" not in allowed
     assert set(KIND_CLASSES) >= {"tool_call", "tool_result", "thinking", "injected", "command"}
+
+
+NUMBERED_READ = (
+    "     1→# Deployment\n     2→\n     3→The service MUST run two replicas.\n     4→It SHALL use TLS.\n"
+)
+CAT_N = "1\timport os\n2\timport crypto from 'crypto';\n3\t\n4\t// a stable id per process\n"
+EDIT_RESULT = (
+    "The file /repo/README.md has been updated. Here's the result of running `cat -n` on a snippet:\n"
+    "    12→## Usage\n    13→\n    14→Run `npm start`.\n    15→The server MUST listen on 8080.\n"
+)
+LISTING = (
+    "- /Users/ana/shop/\n  - README.md\n  - src/\n    - cart.ts\n    - checkout.ts\n"
+    "\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "allowed"),
+    [(NUMBERED_READ, ("code",)), (CAT_N, ("code",)), (EDIT_RESULT, ("code",)), (LISTING, ("context",))],
+)
+def test_a_tool_results_shape_settles_its_class(text: str, allowed: tuple[str, ...]) -> None:
+    """A numbered file (a read tool's output, `cat -n`, `nl`) is a file's content: code, even a
+    document full of MUSTs; a listing of paths is context, even with the client's MUST note."""
+    assert allowed_classes("tool_result", text) == allowed
+    assert classify_unit(text, "tool_result").task_class == allowed[0]
+    # the same text typed as a turn keeps every class
+    assert allowed_classes(None, text) is None
+
+
+def test_a_result_of_another_shape_keeps_the_result_classes() -> None:
+    for text in (
+        "3 passed, 1 failed",
+        "1 file changed\n- old line\n+ new line",
+        "- one\nplain text\nmore text",
+    ):
+        assert allowed_classes("tool_result", text) == KIND_CLASSES["tool_result"]
+    # one numbered line is not yet a file
+    assert allowed_classes("tool_result", "1\tonly one line") == KIND_CLASSES["tool_result"]
+
+
+def test_the_clients_interruption_notice_is_context() -> None:
+    for text in ("[Request interrupted by user]", "[Request interrupted by user for tool use]"):
+        assert allowed_classes("injected", text) == ("context",)
+        assert classify_unit(text, "injected").task_class == "context"
+    assert (
+        allowed_classes("injected", "[Request interrupted by user] and then MUST ...")
+        == KIND_CLASSES["injected"]
+    )
 
 
 @pytest.mark.parametrize(

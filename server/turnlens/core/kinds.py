@@ -10,6 +10,7 @@ the turns of threads and plain text keep every class.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from turnlens.core.prebuilt import compile_re
@@ -57,6 +58,8 @@ _ACTION_TOOLS: Final = frozenset(
         "str_replace_based_edit_tool",
         "notebookedit",
         "python",
+        "killshell",
+        "killbash",
     }
 )
 # tools with which the agent sets its own plan: a todo list states what must be done
@@ -82,6 +85,9 @@ _LOOKUP_TOOLS: Final = frozenset(
         "webfetch",
         "web_fetch",
         "fetch",
+        "toolsearch",
+        "bashoutput",
+        "notebookread",
     }
 )
 # `Bash: du -sh .` as the session readers write a call; Markdown exports of sessions put an
@@ -112,11 +118,46 @@ def tool_name(text: str) -> str | None:
     return name.rsplit("__", 1)[-1]
 
 
+# a file's content as the agents' read tools return it, each line numbered (`cat -n`: Claude
+# Code's `Read` writes `     1→text`, older versions and `cat -n` a tab): code, whatever the
+# file holds (the guide: "a file's content … is code")
+_NUMBERED_LINE = compile_re(r"^[ \t]*+\d{1,7}+(?:\t|→)", re.MULTILINE)
+# a directory listing as the list tools return it: one path per `- ` line, nested by indent
+# (`- /repo/\n  - src/\n    - main.py`): context (the guide: "a listing … is context")
+_LISTED_LINE = compile_re(r"^[ \t]*+- [^\s]++[ \t]*+$", re.MULTILINE)
+# a notice the agent's client writes when the person stops it: a caveat, context
+_INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
+# how much of a result the shape is read from, and the share of its lines that must have it
+_SHAPE_HEAD = 16384
+_SHAPE_SHARE = 0.8
+
+
+def _share(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether at least `_SHAPE_SHARE` of the non-blank lines of `text`'s head (and two or more)
+    have the shape `pattern` matches at a line's start."""
+    head = text[:_SHAPE_HEAD]
+    lines = sum(1 for line in head.split("\n") if line.strip())
+    return lines >= 2 and len(pattern.findall(head)) >= _SHAPE_SHARE * lines
+
+
+def result_classes(text: str) -> tuple[str, ...] | None:
+    """The class a tool result's shape settles (a numbered file, a listing), else None."""
+    if _share(_NUMBERED_LINE, text):
+        return ("code",)
+    if _share(_LISTED_LINE, text):
+        return ("context",)
+    return None
+
+
 def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
     """The classes a unit of `kind` may take (None: any class, as for a conversation turn)."""
     if kind is None:
         return None
     allowed = KIND_CLASSES.get(kind)
+    if kind == "tool_result":
+        return result_classes(text) or allowed
+    if kind == "injected" and _INTERRUPTED.match(text):
+        return ("context",)
     if allowed is None or kind != "tool_call":
         return allowed
     name = tool_name(text)
