@@ -81,11 +81,44 @@ def test_a_tool_results_shape_settles_its_class(text: str, allowed: tuple[str, .
     assert allowed_classes(None, text) is None
 
 
+CODEX_LISTING = (
+    "Chunk ID: 1a2b3c\nWall time: 0.0001 seconds\nProcess exited with code 0\nOriginal token count: 40\n"
+    "Output:\nTotal output lines: 4\n\npackage.json\nsrc/app.ts\nsrc/routes/index.ts\nREADME.md\n"
+)
+SEARCH_HITS = (
+    "Exit code: 0\nWall time: 0.3 seconds\nOutput:\nsrc/app.ts:12:export const dynamic = true;\n"
+    "src/app.ts:13-\nsrc/db.ts:40:  // MUST stay dynamic\n"
+)
+SILENT = (
+    "Chunk ID: 9f\nWall time: 1.9 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n"
+)
+GEMINI_SHELL = "Command: ls docs\nDirectory: (root)\nOutput: docs/plan.md\ndocs/setup.md\ndocs/api/index.md\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "allowed"),
+    [
+        (CODEX_LISTING, ("context",)),
+        (SEARCH_HITS, ("context",)),
+        (SILENT, ("context", "review")),
+        (GEMINI_SHELL, ("context",)),
+    ],
+)
+def test_a_shell_tools_envelope_is_read_past(text: str, allowed: tuple[str, ...]) -> None:
+    """The lines a shell tool writes around a command's output (Codex's `Chunk ID`, `Wall time`,
+    `Exit code`; Gemini CLI's `Command`, `Directory`) are the harness's: the shape of what the
+    command printed decides (a listing or search hits are context; nothing printed is chatter
+    or a silent verdict)."""
+    assert allowed_classes("tool_result", text) == allowed
+    assert classify_unit(text, "tool_result").task_class in allowed
+
+
 def test_a_result_of_another_shape_keeps_the_result_classes() -> None:
     for text in (
         "3 passed, 1 failed",
         "1 file changed\n- old line\n+ new line",
         "- one\nplain text\nmore text",
+        "Exit code: 1\nWall time: 2.1 seconds\nOutput:\nerror[E0308]: mismatched types\n  --> src/main.rs:4:5",
     ):
         assert allowed_classes("tool_result", text) == KIND_CLASSES["tool_result"]
     # one numbered line is not yet a file

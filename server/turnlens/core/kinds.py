@@ -125,6 +125,18 @@ _NUMBERED_LINE = compile_re(r"^[ \t]*+\d{1,7}+(?:\t|→)", re.MULTILINE)
 # a directory listing as the list tools return it: one path per `- ` line, nested by indent
 # (`- /repo/\n  - src/\n    - main.py`): context (the guide: "a listing … is context")
 _LISTED_LINE = compile_re(r"^[ \t]*+- [^\s]++[ \t]*+$", re.MULTILINE)
+# the lines an agent's shell tool writes around a command's output, up to `Output:` (Codex:
+# `Chunk ID: …`, `Wall time: …`, `Process exited with code 0`, `Original token count: …`, or
+# `Exit code: 0`; Gemini CLI: `Command: …`, `Directory: …`): the harness's, not the output's
+_ENVELOPE = compile_re(
+    r"\A(?:[ \t]*+(?:Chunk ID|Wall time|Process exited with code|Process running with session ID"
+    r"|Original token count|Total output lines|Exit code|Script completed|Script running with cell ID"
+    r"|Command|Directory)\b[^\n]{0,300}+\n){1,8}+[ \t]*+Output:[ \t]*+"
+)
+# a listing a command printed, one path per line (`rg --files`, `find`, `git ls-files`, `ls -1`)
+_PATH_LINE = compile_re(r"^[ \t]*+[^\s]*?[/\\.][^\s]*+[ \t]*+\r?$", re.MULTILINE)
+# search hits: `path:line:` (or `path:line-` for context lines), as grep -n and rg print them
+_HIT_LINE = compile_re(r"^[ \t]*+[^\s:]++:\d{1,7}+[:-]", re.MULTILINE)
 # a notice the agent's client writes when the person stops it: a caveat, context
 _INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
 # how much of a result the shape is read from, and the share of its lines that must have it
@@ -141,10 +153,15 @@ def _share(pattern: re.Pattern[str], text: str) -> bool:
 
 
 def result_classes(text: str) -> tuple[str, ...] | None:
-    """The class a tool result's shape settles (a numbered file, a listing), else None."""
-    if _share(_NUMBERED_LINE, text):
+    """The class a tool result's shape settles (a numbered file, a listing, search hits, a
+    command that printed nothing), else None. A shell tool's envelope is read past."""
+    envelope = _ENVELOPE.match(text)
+    body = text[envelope.end() :] if envelope is not None else text
+    if envelope is not None and not body.strip():
+        return ("context", "review")  # nothing printed: chatter, or a silent verdict
+    if _share(_NUMBERED_LINE, body):
         return ("code",)
-    if _share(_LISTED_LINE, text):
+    if _share(_LISTED_LINE, body) or _share(_PATH_LINE, body) or _share(_HIT_LINE, body):
         return ("context",)
     return None
 
