@@ -125,6 +125,28 @@ def test_a_result_of_another_shape_keeps_the_result_classes() -> None:
     assert allowed_classes("tool_result", "1\tonly one line") == KIND_CLASSES["tool_result"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<permissions instructions>\nFilesystem sandboxing defines which files can be read or written. You MUST ask"
+        " before writing outside the workspace.\n</permissions instructions>",
+        "<collaboration_mode># Plan Mode\n\nYou MUST NOT edit files in this mode.</collaboration_mode>",
+        "<environment_context>\n  <cwd>/home/ana/shop</cwd>\n  <shell>bash</shell>\n</environment_context>",
+        "<skills_instructions>\n## Skills\nA skill is a set of local instructions.</skills_instructions>",
+    ],
+)
+def test_a_clients_standing_instructions_are_context(text: str) -> None:
+    """The text an agent's client sends with every session (Codex's sandbox rules, mode,
+    environment, skills list) is a reminder, not the project's instructions, MUSTs and all."""
+    assert allowed_classes("system", text) == ("context",)
+    assert classify_unit(text, "system").task_class == "context"
+
+
+def test_a_projects_agents_md_is_still_read() -> None:
+    text = "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nEvery change MUST ship with a test.\n</INSTRUCTIONS>"
+    assert allowed_classes("system", text) == KIND_CLASSES["system"]
+
+
 def test_the_clients_interruption_notice_is_context() -> None:
     for text in ("[Request interrupted by user]", "[Request interrupted by user for tool use]"):
         assert allowed_classes("injected", text) == ("context",)

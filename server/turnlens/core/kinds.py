@@ -137,6 +137,14 @@ _ENVELOPE = compile_re(
 _PATH_LINE = compile_re(r"^[ \t]*+[^\s]*?[/\\.][^\s]*+[ \t]*+\r?$", re.MULTILINE)
 # search hits: `path:line:` (or `path:line-` for context lines), as grep -n and rg print them
 _HIT_LINE = compile_re(r"^[ \t]*+[^\s:]++:\d{1,7}+[:-]", re.MULTILINE)
+# the standing text an agent's client sends with every session, not the project's instructions:
+# Codex's sandbox rules, collaboration mode, environment, skills list, app context, model
+# switch notes and its note that a turn was stopped. A reminder, so context (a project's
+# AGENTS.md is not among them)
+_CLIENT_TEXT = compile_re(
+    r"\A\s*+<(?:permissions instructions|collaboration_mode|environment_context|skills_instructions"
+    r"|app-context|turn_aborted|model_switch)>"
+)
 # a notice the agent's client writes when the person stops it: a caveat, context
 _INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
 # how much of a result the shape is read from, and the share of its lines that must have it
@@ -174,6 +182,8 @@ def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
     if kind == "tool_result":
         return result_classes(text) or allowed
     if kind == "injected" and _INTERRUPTED.match(text):
+        return ("context",)
+    if kind in ("system", "injected") and _CLIENT_TEXT.match(text):
         return ("context",)
     if allowed is None or kind != "tool_call":
         return allowed
