@@ -121,10 +121,10 @@ def tool_name(text: str) -> str | None:
 # a file's content as the agents' read tools return it, each line numbered (`cat -n`: Claude
 # Code's `Read` writes `     1→text`, older versions and `cat -n` a tab): code, whatever the
 # file holds (the guide: "a file's content … is code")
-_NUMBERED_LINE = compile_re(r"^[ \t]*+\d{1,7}+(?:\t|→)", re.MULTILINE)
+_NUMBERED_LINE = compile_re(r"\A[ \t]*+\d{1,7}+(?:\t|→)")
 # a directory listing as the list tools return it: one path per `- ` line, nested by indent
 # (`- /repo/\n  - src/\n    - main.py`): context (the guide: "a listing … is context")
-_LISTED_LINE = compile_re(r"^[ \t]*+- [^\s]++[ \t]*+$", re.MULTILINE)
+_LISTED_LINE = compile_re(r"\A[ \t]*+- \S++[ \t]*+\r?$")
 # the lines an agent's shell tool writes around a command's output, up to `Output:` (Codex:
 # `Chunk ID: …`, `Wall time: …`, `Process exited with code 0`, `Original token count: …`, or
 # `Exit code: 0`; Gemini CLI: `Command: …`, `Directory: …`): the harness's, not the output's
@@ -134,9 +134,9 @@ _ENVELOPE = compile_re(
     r"|Command|Directory)\b[^\n]{0,300}+\n){1,8}+[ \t]*+Output:[ \t]*+"
 )
 # a listing a command printed, one path per line (`rg --files`, `find`, `git ls-files`, `ls -1`)
-_PATH_LINE = compile_re(r"^[ \t]*+[^\s]*?[/\\.][^\s]*+[ \t]*+\r?$", re.MULTILINE)
+_PATH_LINE = compile_re(r"\A[ \t]*+[^\s/\\.]*+[/\\.]\S*+[ \t]*+\r?$")
 # search hits: `path:line:` (or `path:line-` for context lines), as grep -n and rg print them
-_HIT_LINE = compile_re(r"^[ \t]*+[^\s:]++:\d{1,7}+[:-]", re.MULTILINE)
+_HIT_LINE = compile_re(r"\A[ \t]*+[^\s:]++:\d{1,7}+[:-]")
 # the standing text an agent's client sends with every session, not the project's instructions:
 # Codex's sandbox rules, collaboration mode, environment, skills list, app context, model
 # switch notes and its note that a turn was stopped. A reminder, so context (a project's
@@ -149,27 +149,37 @@ _CLIENT_TEXT = compile_re(
 _INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
 # how much of a result the shape is read from, and the share of its lines that must have it
 _SHAPE_HEAD = 16384
-_SHAPE_SHARE = 0.8
+_SHAPE_PERCENT = 80
 
 
-def _share(pattern: re.Pattern[str], text: str) -> bool:
-    """Whether at least `_SHAPE_SHARE` of the non-blank lines of `text`'s head (and two or more)
-    have the shape `pattern` matches at a line's start."""
-    head = text[:_SHAPE_HEAD]
-    lines = sum(1 for line in head.split("\n") if line.strip())
-    return lines >= 2 and len(pattern.findall(head)) >= _SHAPE_SHARE * lines
+def _share(pattern: re.Pattern[str], lines: list[str]) -> bool:
+    """Whether at least `_SHAPE_PERCENT` % of `lines` (the non-blank lines of a result's head, two or
+    more) start with the shape `pattern` matches."""
+    if len(lines) < 2:
+        return False
+    misses = 0
+    allowed = len(lines) - -(-_SHAPE_PERCENT * len(lines) // 100)  # exact: no float rounding
+    for line in lines:
+        if pattern.match(line) is None:
+            misses += 1
+            if misses > allowed:  # most results leave after a few lines
+                return False
+    return True
 
 
 def result_classes(text: str) -> tuple[str, ...] | None:
     """The class a tool result's shape settles (a numbered file, a listing, search hits, a
     command that printed nothing), else None. A shell tool's envelope is read past."""
     envelope = _ENVELOPE.match(text)
-    body = text[envelope.end() :] if envelope is not None else text
-    if envelope is not None and not body.strip():
+    head = text[envelope.end() if envelope is not None else 0 :][:_SHAPE_HEAD]
+    lines = [line for line in head.split("\n") if line.strip()]
+    if envelope is not None and not lines:
         return ("context", "review")  # nothing printed: chatter, or a silent verdict
-    if _share(_NUMBERED_LINE, body):
+    if len(lines) < 2:
+        return None
+    if _share(_NUMBERED_LINE, lines):
         return ("code",)
-    if _share(_LISTED_LINE, body) or _share(_PATH_LINE, body) or _share(_HIT_LINE, body):
+    if any(_share(p, lines) for p in (_LISTED_LINE, _PATH_LINE, _HIT_LINE)):
         return ("context",)
     return None
 
