@@ -32,10 +32,8 @@ ref is kept, a recovered row is added, and a row that matches no ref is dropped 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
-import os
 import re
 import subprocess
 import sys
@@ -44,6 +42,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from realtext_eval import _jsonl as _read_jsonl  # a sibling script
+from realtext_eval import cache_dir, sha256, unit_kind
 
 REPO = Path(__file__).resolve().parents[1]
 REFS = REPO / "tests" / "data" / "realtext"
@@ -58,16 +60,6 @@ _SOURCE = re.compile(
 )
 _THREAD = re.compile(r"^https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+")
 _NO_FILE = re.compile(r"^\s*\(message\s+#(?P<n>\d+)\)\s*$")
-
-
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def cache_dir() -> Path:
-    """Where the texts go: $TURNLENS_REALTEXT_CACHE, else ~/.cache/turnlens/realtext."""
-    env = os.environ.get("TURNLENS_REALTEXT_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "turnlens" / "realtext"
 
 
 def unquote_path(path: str) -> str:
@@ -117,6 +109,8 @@ def parse_source(source: str) -> Where | None:
 def find_repo(root: Path, repo: str) -> Path | None:
     """The local copy of OWNER/NAME under `root`, as a git directory, or None."""
     owner, name = repo.split("/", 1)
+    if {owner, name} & {".", ".."}:
+        return None  # a ref names a repository, never a way out of `root`
     for cand in (root / f"{owner}+{name}" / "repo", root / f"{owner}+{name}", root / owner / name):
         if (cand / ".git").exists():
             return cand / ".git"
@@ -192,11 +186,11 @@ def reader_units(path: str, text: str) -> list[tuple[str, str | None]]:
         return []
 
 
-def unit_texts(path: str, text: str) -> list[str]:
-    """The texts of a session file's units, in order, as TurnLens's readers split it; for a
+def unit_texts(path: str, text: str, units: list[tuple[str, str | None]]) -> list[str]:
+    """The texts of a session file's `units` (as TurnLens's readers split it), in order; for a
     Markdown log, then its `---`-separated parts too (how a part of a long agent turn was
     taken: one tool use, one thinking block, one paragraph of narration)."""
-    texts = [t for t, _ in reader_units(path, text)]
+    texts = [t for t, _ in units]
     if path.lower().endswith((".md", ".markdown")):
         for part in _BREAK.split(text.replace("\r\n", "\n")):
             part = part.strip()
@@ -246,18 +240,8 @@ def pick(texts: Sequence[str], index: int, digest: str) -> str | None:
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict):
-                out.append(row)
-    return out
+    """A JSON Lines file's objects (`realtext_eval`'s reader); a missing file has none."""
+    return _read_jsonl(path) if path.is_file() else []
 
 
 class Files:
@@ -267,11 +251,12 @@ class Files:
         self.root = root
         self.allow_clone = allow_clone
         self._repos: dict[str, Path | None] = {}
-        self._units: dict[tuple[str, str, str], list[str] | None] = {}
+        self._blobs: dict[tuple[str, str, str], str | None] = {}
+        self._readers: dict[tuple[str, str, str], list[tuple[str, str | None]]] = {}
+        self._units: dict[tuple[str, str, str], list[str]] = {}
         self._runs: dict[tuple[str, str, str], dict[str, str]] = {}
         self.wanted: dict[tuple[str, str, str], set[str]] = {}  # the hashes to seek in each file
         self._sought: dict[tuple[str, str, str], set[str]] = {}
-        self.readers: dict[tuple[str, str, str], dict[str, str | None]] = {}  # unit kinds by hash
 
     def repo(self, name: str) -> Path | None:
         if name not in self._repos:
@@ -281,16 +266,30 @@ class Files:
             self._repos[name] = found
         return self._repos[name]
 
+    def blob(self, where: Where) -> str | None:
+        """The file `where` names at its commit; None when it or its repository is not here."""
+        key = (where.repo, where.path, where.rev)
+        if key not in self._blobs:
+            git_dir = self.repo(where.repo)
+            self._blobs[key] = read_blob(git_dir, where.rev, where.path) if git_dir is not None else None
+        return self._blobs[key]
+
+    def readers(self, where: Where) -> list[tuple[str, str | None]]:
+        """(text, kind) of each unit TurnLens's readers give for the file `where` names."""
+        key = (where.repo, where.path, where.rev)
+        if key not in self._readers:
+            blob = self.blob(where)
+            self._readers[key] = reader_units(where.path, blob) if blob is not None else []
+        return self._readers[key]
+
     def units(self, where: Where) -> list[str] | None:
         """The unit texts of the file `where` names; None when the repository is not here."""
+        if self.repo(where.repo) is None:
+            return None
         key = (where.repo, where.path, where.rev)
         if key not in self._units:
-            git_dir = self.repo(where.repo)
-            if git_dir is None:
-                self._units[key] = None
-            else:
-                blob = read_blob(git_dir, where.rev, where.path)
-                self._units[key] = unit_texts(where.path, blob) if blob is not None else []
+            blob = self.blob(where)
+            self._units[key] = unit_texts(where.path, blob, self.readers(where)) if blob is not None else []
         return self._units[key]
 
     def runs(self, where: Where) -> dict[str, str]:
@@ -300,8 +299,7 @@ class Files:
         found = self._runs.setdefault(key, {})
         new = self.wanted.get(key, set()) - self._sought.setdefault(key, set())
         if new and where.path.lower().endswith((".md", ".markdown")):
-            git_dir = self.repo(where.repo)
-            blob = read_blob(git_dir, where.rev, where.path) if git_dir is not None else None
+            blob = self.blob(where)
             if blob is not None:
                 found.update(paragraph_runs(blob, new))
         self._sought[key] |= new
@@ -368,9 +366,6 @@ def coverage(name: str, refs_dir: Path, cache: Path, files: Files) -> str:
     """How many of a set's cached texts from session files are units TurnLens's readers give,
     and of those with a labelled kind, how many the reader gives that kind: whether the
     product reads a log as the set was cut."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from realtext_eval import unit_kind
-
     refs = {str(r.get("id")): r for r in _jsonl(refs_dir / f"{name}.refs.jsonl")}
     n = as_unit = kinded = same_kind = 0
     for row in _jsonl(cache / f"{name}.jsonl"):
@@ -379,21 +374,16 @@ def coverage(name: str, refs_dir: Path, cache: Path, files: Files) -> str:
         if ref is None or where is None or files.repo(where.repo) is None:
             continue
         n += 1
-        git_dir = files.repo(where.repo)
-        assert git_dir is not None
-        key = (where.repo, where.path, where.rev)
-        if key not in files.readers:
-            blob = read_blob(git_dir, where.rev, where.path)
-            files.readers[key] = {sha256(t): k for t, k in reader_units(where.path, blob)} if blob else {}
-        got = files.readers[key].get(str(ref.get("sha256")), "")
-        if got == "":
+        kinds = {sha256(t): k for t, k in files.readers(where)}
+        digest = str(ref.get("sha256"))
+        if digest not in kinds:
             continue
         as_unit += 1
         if ref.get("kind"):
             kinded += 1
-            same_kind += unit_kind(str(ref["kind"])) == got
-    kinds = f"; the reader's kind is the labelled one for {same_kind} of {kinded}" if kinded else ""
-    return f"{name}: {as_unit} of {n} texts from session files are units of TurnLens's readers{kinds}"
+            same_kind += unit_kind(str(ref["kind"])) == kinds[digest]
+    kinds_said = f"; the reader's kind is the labelled one for {same_kind} of {kinded}" if kinded else ""
+    return f"{name}: {as_unit} of {n} texts from session files are units of TurnLens's readers{kinds_said}"
 
 
 def set_names(refs_dir: Path) -> list[str]:

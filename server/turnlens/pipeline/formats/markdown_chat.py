@@ -178,7 +178,7 @@ def split_chat(text: str) -> tuple[list[Unit], str | None]:
 # what opens a part of a SpecStory agent turn, after the `_****_` line older exports put first
 _PART_OPENER = re.compile(r"_\*\*\*\*_[ \t]*+\r?$")
 _RULE_LINES = re.compile(_RULE.pattern, re.MULTILINE)
-_THINK_END = re.compile(r"</think>")
+_THINK_END = "</think>"
 _THINK_FENCE = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+thinking[ \t]*+\r?$")
 _TOOL_OPENING = re.compile(
     r"<tool-use\b|<details\b|(?:Read file|Listed directory|Searched (?:codebase|files|web)|Grep search|"
@@ -217,19 +217,19 @@ def _part_kinds(text: str, a: int, z: int) -> list[tuple[int, int, str]]:
     first_end = line_end(text, a)
     think_end = -1
     if text.startswith("<think>", a):
-        close = _THINK_END.search(text, a, z)
-        think_end = close.end() if close is not None else z
+        close = text.find(_THINK_END, a, z)
+        think_end = close + len(_THINK_END) if close >= 0 else z
     else:
         fence = _THINK_FENCE.match(text, a, first_end)
         if fence is not None:
-            close_at = text.find("\n" + fence.group(1), first_end, z)
-            think_end = line_end(text, close_at + 1) if close_at >= 0 else z
+            close = text.find("\n" + fence.group(1), first_end, z)
+            think_end = line_end(text, close + 1) if close >= 0 else z
     if think_end > a:
-        out = [(a, think_end, "thinking")]
-        rest, rz = trimmed(text, think_end, z) if think_end < z else (z, z)
-        if rest < z and text[think_end:rest].strip(" \t") == "":  # the reply goes on, on that line
-            rest = think_end + len(text[think_end:rz]) - len(text[think_end:rz].lstrip(" \t"))
-        return out + (_part_kinds(text, rest, rz) if rest < rz else [])
+        rest = think_end
+        while rest < z and text[rest] in " \t":  # the reply may go on on the thinking's last line
+            rest += 1
+        rest, rz = trimmed(text, rest, z) if rest < z else (z, z)
+        return [(a, think_end, "thinking")] + (_part_kinds(text, rest, rz) if rest < rz else [])
     if _TOOL_OPENING.match(text, a, z):
         return [(a, z, "tool_call")]
     if _TOOL_FENCE.match(text, a, first_end) and _only_fences(text, a, z):
