@@ -44,8 +44,11 @@ def test_an_agents_reply_is_never_a_decision() -> None:
 def test_commands_and_writes_are_code_and_lookups_are_code_or_context() -> None:
     assert allowed_classes("tool_call", "Bash: git merge main") == ("code",)
     assert allowed_classes("tool_call", "Write: {}") == ("code",)
-    assert allowed_classes("tool_call", "Read: /src/app.py") == ("code", "context")
-    assert allowed_classes("tool_call", 'ToolSearch: {"query": "select:TodoWrite"}') == ("code", "context")
+    # a look-up names what it looks at: a path or a query on one line is context, a pasted snippet may be code
+    assert allowed_classes("tool_call", "Read: /src/app.py") == ("context",)
+    assert allowed_classes("tool_call", 'ToolSearch: {"query": "select:TodoWrite"}') == ("context",)
+    assert allowed_classes("tool_call", 'Grep: {"pattern": "def run\\n    return"}') == ("code", "context")
+    assert allowed_classes("tool_call", "Read:\n```\nconst x = 1;\n```") == ("code", "context")
     assert allowed_classes("command", "ls") == ("code",)
     assert allowed_classes("tool_call", 'TodoWrite: {"todos": []}') == ("spec",)
     for kind in ("tool_result", "thinking", "injected", "summary"):
@@ -303,3 +306,133 @@ def test_a_kinds_temperature_never_changes_the_class_it_is_given() -> None:
     assert sharp.confidence == pytest.approx(0.09 / (0.25 + 0.09 + 0.04))
     assert sum(sharp.probabilities.values()) == pytest.approx(1.0)
     assert Model.at_temperature(p, 1.0) is p
+
+
+@pytest.mark.parametrize(
+    ("text", "allowed"),
+    [
+        ('shell_command: {"command": "Get-ChildItem -Force", "workdir": "C:\\\\repo"}', ("code",)),
+        ('write_stdin: {"session_id": 4, "chars": "y\\n"}', ("code",)),
+        ('TaskCreate: {"subject": "Port the importer", "description": "Read CSV and JSON"}', ("spec",)),
+        ('TaskUpdate: {"taskId": "3", "status": "completed"}', ("context",)),
+        ('TaskUpdate: {"taskId": "3", "description": "Also cover the JSON importer"}', ("spec", "context")),
+        ("TaskList: {}", ("context",)),
+        (
+            'AskUserQuestion: {"questions": [{"question": "Which database?", "options": ["SQLite", "Postgres"]}]}',
+            ("context",),
+        ),
+        ('request_user_input: {"questions": [{"id": "db", "question": "Which one?"}]}', ("context",)),
+        ('google_web_search: {"query": "pam_u2f nouserok"}', ("context",)),
+        ('wait: {"cell_id": "2", "yield_time_ms": 30000}', ("context",)),
+    ],
+)
+def test_more_tools_by_what_they_do(text: str, allowed: tuple[str, ...]) -> None:
+    """Codex's Windows shell and stdin tools run commands; Claude Code's TaskCreate sets the plan and
+    a TaskUpdate that only moves a task's status is bookkeeping; asking the person is context."""
+    assert allowed_classes("tool_call", text) == allowed
+    assert classify_unit(text, "tool_call").task_class in allowed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The file /home/ana/shop/src/cart.ts has been updated successfully.",
+        "The file C:\\work\\notes\\设计.md has been updated. All occurrences were successfully replaced.",
+        "File created successfully at: /home/ana/shop/migrations/0003_orders.sql",
+        "Task #4 created successfully: Wire the CSV importer",
+        "Updated task #4 status",
+        "Todos have been modified successfully. Ensure that you continue to use the todo list to track your"
+        " progress. Please proceed with the current tasks if applicable",
+        "(Bash completed with no output)",
+        "Successfully created and wrote to new file: /home/ana/shop/docs/plan.md.",
+        "Successfully overwrote file: /home/ana/shop/src/app.ts.",
+        "Success. Updated the following files:\nM src/cart.ts\nA src/cart.test.ts\n",
+        "Found 2 files\nsrc/cart.ts\nsrc/checkout.ts",
+        "No files found",
+    ],
+)
+def test_a_tools_acknowledgement_or_count_is_context(text: str) -> None:
+    """What a tool says when an action went through (Claude Code's Edit and Write, Gemini CLI's
+    write_file, Codex's apply_patch) or how many files a search found is command chatter: context."""
+    assert allowed_classes("tool_result", text) == ("context",)
+    assert classify_unit(text, "tool_result").task_class == "context"
+
+
+def test_an_acknowledgement_that_goes_on_is_read_as_what_follows() -> None:
+    # Gemini CLI's write_file result can carry the file written after the acknowledgement
+    text = (
+        "Successfully overwrote file: /home/ana/shop/src/app.ts. Here is the updated code:\n"
+        "export function total(items: Item[]): number {\n  return items.reduce((s, i) => s + i.price, 0);\n}\n"
+    )
+    assert allowed_classes("tool_result", text) == KIND_CLASSES["tool_result"]
+    # an apply_patch list is the tool's; a lone `M x` line is not an acknowledgement
+    assert allowed_classes("tool_result", "A quick note\nM and more") == KIND_CLASSES["tool_result"]
+
+
+POWERSHELL_TABLE = (
+    "Exit code: 0\nWall time: 0.4 seconds\nOutput:\n\r\n\r\n    Directory: C:\\repo\\supabase\r\n\r\n"
+    "Mode                 LastWriteTime         Length Name\r\n"
+    "----                 -------------         ------ ----\r\n"
+    "-a----        12.03.2026     10:02            913 001_init.sql\r\n"
+)
+POWERSHELL_7_TABLE = (
+    "Exit code: 0\nWall time: 1.0 seconds\nOutput:\n"
+    "\x1b[32;1mName        \x1b[0m\x1b[32;1m Mode \x1b[0m\x1b[32;1m Length\x1b[0m\r\n"
+    "\x1b[32;1m----        \x1b[0m \x1b[32;1m---- \x1b[0m \x1b[32;1m------\x1b[0m\r\n"
+    "notes.md     -a---   2956\r\nrun.ps1      -a---    282\r\n"
+)
+SKILL_FILE = (
+    "Script completed\nWall time 0.1 seconds\nOutput:\n\nWarning: truncated output (original token count: 9000)\n"
+    "Total output lines: 700\n\n---\nname: release-notes\ndescription: Write release notes from merged PRs.\n---\n\n"
+    "# Release notes\n\nYou MUST list every breaking change first.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "allowed"),
+    [
+        (POWERSHELL_TABLE, ("context",)),
+        (POWERSHELL_7_TABLE, ("context",)),
+        (SKILL_FILE, ("code",)),
+        (
+            "<tool_use_error>InputValidationError: the required parameter `file_path` is missing</tool_use_error>",
+            ("code",),
+        ),
+        (
+            "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n/home/ana/.codex/sessions/2026/04/rollout-1.jsonl\n",
+            ("context",),
+        ),
+    ],
+)
+def test_more_result_shapes(text: str, allowed: tuple[str, ...]) -> None:
+    """A table PowerShell prints (with or without its colours) is a listing; a file that opens with
+    YAML front matter is a file's content, behind Codex's truncation note too; a tool's own error is
+    code; the one path a command printed is context."""
+    assert allowed_classes("tool_result", text) == allowed
+    assert classify_unit(text, "tool_result").task_class in allowed
+
+
+def test_one_line_that_is_not_a_path_keeps_the_result_classes() -> None:
+    text = 'Script completed\nWall time 0.0 seconds\nOutput:\n{"p50_us":1,"events":200000,"rate":538.1}\n'
+    assert allowed_classes("tool_result", text) == KIND_CLASSES["tool_result"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<task-notification>\n<task-id>b7x</task-id>\n<summary>Monitor event: page 2 fetched</summary>\n</task-notification>",
+        "<local-command-caveat>Caveat: the messages below were generated by the user while running local commands."
+        "</local-command-caveat>",
+        "<ide_opened_file>The user opened the file /repo/src/app.ts in the IDE.</ide_opened_file>",
+    ],
+)
+def test_the_clients_notices_are_context(text: str) -> None:
+    assert allowed_classes("injected", text) == ("context",)
+
+
+def test_a_task_notification_with_the_tasks_report_is_read() -> None:
+    text = (
+        "<task-notification>\n<task-id>b7x</task-id>\n<status>completed</status>\n<result>The importer MUST"
+        " reject rows without an id.</result>\n</task-notification>"
+    )
+    assert allowed_classes("injected", text) == KIND_CLASSES["injected"]

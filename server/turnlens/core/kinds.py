@@ -10,6 +10,7 @@ the turns of threads and plain text keep every class.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Final
 
@@ -60,10 +61,19 @@ _ACTION_TOOLS: Final = frozenset(
         "python",
         "killshell",
         "killbash",
+        # Codex's shell tool on Windows, and its input to a command still running
+        "shell_command",
+        "write_stdin",
     }
 )
 # tools with which the agent sets its own plan: a todo list states what must be done
-_PLAN_TOOLS: Final = frozenset({"todowrite", "todo_write", "update_plan", "write_todos", "todo"})
+_PLAN_TOOLS: Final = frozenset(
+    {"todowrite", "todo_write", "update_plan", "write_todos", "todo", "taskcreate"}
+)
+# tools that move a task of that plan along (Claude Code's `TaskUpdate`): a call that only sets
+# a task's status or owner is bookkeeping, context; one that rewrites the task states it again
+_STATUS_TOOLS: Final = frozenset({"taskupdate"})
+_STATUS_ARGS: Final = frozenset({"taskId", "status", "owner", "activeForm"})
 # tools that look things up: a path, a pattern or a query is code or context, never a spec
 _LOOKUP_TOOLS: Final = frozenset(
     {
@@ -88,8 +98,20 @@ _LOOKUP_TOOLS: Final = frozenset(
         "toolsearch",
         "bashoutput",
         "notebookread",
+        "taskoutput",
+        "tasklist",
+        "taskget",
+        "google_web_search",
+        "read_many_files",
+        "search_file_content",
+        "view_image",
+        # Codex's wait on a script still running: it reads the output so far
+        "wait",
     }
 )
+# tools with which the agent asks the person (a question, options to pick from): the agent
+# proposes and asks, the person decides in the answer, so the question is context
+_ASK_TOOLS: Final = frozenset({"askuserquestion", "request_user_input", "ask_followup_question", "ask_user"})
 # `Bash: du -sh .` as the session readers write a call; Markdown exports of sessions put an
 # emoji and bold around it (`💻 **Bash: Run the tests**`)
 # each run of blanks follows something else (a symbol, `**`), so that no two runs meet: a line
@@ -133,6 +155,15 @@ _ENVELOPE = compile_re(
     r"|Original token count|Total output lines|Exit code|Script completed|Script running with cell ID"
     r"|Command|Directory)\b[^\n]{0,300}+\n){1,8}+[ \t]*+Output:[ \t]*+"
 )
+# what Codex writes under `Output:` when it cut a long output: read past like the envelope
+_TRUNCATED = compile_re(
+    r"\A\s*+(?:(?:Warning: truncated output\b|Total output lines:)[^\n]{0,200}+\n\s*+){1,2}+"
+)
+# a file that opens with YAML front matter (`---`, `name: …`, `description: …`, `---`), as skill
+# files, docs pages and posts do: printed by a command, it is a file's content, code
+_FRONT_MATTER = compile_re(
+    r"\A\s*+---[ \t]*+\r?\n(?:[\w-]{1,40}+:[^\n]{0,4000}+\n){1,30}+---[ \t]*+\r?(?:\n|\Z)"
+)
 # a listing a command printed, one path per line (`rg --files`, `find`, `git ls-files`, `ls -1`)
 _PATH_LINE = compile_re(r"\A[ \t]*+[^\s/\\.]*+[/\\.]\S*+[ \t]*+\r?$")
 # search hits: `path:line:` (or `path:line-` for context lines), as grep -n and rg print them
@@ -147,6 +178,42 @@ _CLIENT_TEXT = compile_re(
 )
 # a notice the agent's client writes when the person stops it: a caveat, context
 _INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
+# notices Claude Code puts into the person's message: a background task's progress (one that
+# carries the task's own report, `<result>`, is a tool result in all but name and is read as
+# one), the caveat over a local command's output, the file the person has open. Context
+_CLIENT_NOTICE = compile_re(r"\A\s*+<(?:task-notification|local-command-caveat|ide_opened_file)>")
+_NOTICE_RESULT = compile_re(r"<result>")
+# a tool's acknowledgement that an action went through, the whole of some results (the guide:
+# "command chatter … is context"): Claude Code's Edit, Write, TaskCreate, TaskUpdate, TodoWrite
+# and Bash, Gemini CLI's write_file and replace, Codex's apply_patch. Gemini's write_file
+# result that goes on with "Here is the updated code:" and the file is not one
+_ACK = compile_re(
+    r"\A\s*+(?:The file [^\n]{1,1000}+(?<= has been updated successfully\.)"
+    r"|The file [^\n]{1,1000}+(?<= All occurrences were successfully replaced\.)"
+    r"|File created successfully at: [^\n]{1,1000}+"
+    r"|Task #\d{1,9}+ created successfully: [^\n]{0,1000}+"
+    r"|Updated task #\d{1,9}+ [\w, ]{1,80}+"
+    r"|Todos have been modified successfully\.[^\n]{0,1000}+"
+    r"|\((?:Bash completed|No content|Command completed) with no output\)"
+    r"|Successfully (?:created and wrote to new file|overwrote file|modified file): \S++(?<!:)"
+    r"|Success\. Updated the following files:(?:[ \t]*+\r?\n[MAD] [^\n]{1,1000}+)*+)"
+    r"\s*+\Z"
+)
+# the count a search tool writes over its hits (Claude Code's Grep and Glob: `Found 3 files`),
+# and "No files found" alone: a search's hits, or that it found none, context
+_FOUND = compile_re(r"\A[ \t]*+(?:Found \d{1,9}+ (?:files?|lines?|matches|match)\b[^\n]{0,200}+)\r?\n")
+_NOTHING_FOUND = compile_re(r"\A\s*+(?:No files found|No matches found)\s*+\Z")
+# a tool's own error, as Claude Code wraps it: the guide's "an error … is code"
+_TOOL_ERROR = compile_re(r"\A\s*+<tool_use_error>")
+# a table as PowerShell's Format-Table prints one (`Get-ChildItem`, `Get-Process`): a header,
+# then a line of dash runs under its columns. A listing, context
+_TABLE_RULE = compile_re(r"\A[ \t]*+-{2,}+(?:[ \t]++-{2,}+)++[ \t]*+\r?$")
+# the colour codes PowerShell 7 writes around a table's header and rule
+_SGR = compile_re(r"\x1b\[[\d;]{0,12}+m")
+# the one path a command printed, when it printed one line: absolute (`/…`, `~/…`, `C:\…`) or
+# relative to here (`./…`), nothing a path does not hold (spaces, quotes, braces)
+_ONE_PATH = compile_re(r"\A[ \t]*+(?:[A-Za-z]:[\\/]|~/|\.{0,2}/)[^\s\"'{}<>|]++[ \t]*+\r?$")
+
 # how much of a result the shape is read from, and the share of its lines that must have it
 _SHAPE_HEAD = 16384
 _SHAPE_PERCENT = 80
@@ -167,21 +234,67 @@ def _share(pattern: re.Pattern[str], lines: list[str]) -> bool:
     return True
 
 
+def _is_table(lines: list[str]) -> bool:
+    """Whether a result opens with a Format-Table table: its first or second line is the rule
+    of dash runs under the header."""
+    return any(_TABLE_RULE.match(_SGR.sub("", line)) is not None for line in lines[1:3])
+
+
 def result_classes(text: str) -> tuple[str, ...] | None:
     """The class a tool result's shape settles (a numbered file, a listing, search hits, a
-    command that printed nothing), else None. A shell tool's envelope is read past."""
+    tool's acknowledgement or error, a search's count, a command that printed nothing), else
+    None. A shell tool's envelope is read past."""
+    if _TOOL_ERROR.match(text):
+        return ("code",)
+    if _NOTHING_FOUND.match(text) or _FOUND.match(text):
+        return ("context",)  # what a search found, or that it found nothing
     envelope = _ENVELOPE.match(text)
-    head = text[envelope.end() if envelope is not None else 0 :][:_SHAPE_HEAD]
+    start = envelope.end() if envelope is not None else 0
+    head = text[start:][:_SHAPE_HEAD]
+    truncated = _TRUNCATED.match(head) if envelope is not None else None
+    if truncated is not None:
+        head = head[truncated.end() :]
+    if _FRONT_MATTER.match(head):
+        return ("code",)  # a file's content
     lines = [line for line in head.split("\n") if line.strip()]
     if envelope is not None and not lines:
         return ("context", "review")  # nothing printed: chatter, or a silent verdict
+    if len(text) <= _SHAPE_HEAD and _ACK.match(text):
+        return ("context",)
+    if envelope is not None and len(lines) == 1 and _ONE_PATH.match(lines[0]):
+        return ("context",)  # the one path a command printed
     if len(lines) < 2:
         return None
     if _share(_NUMBERED_LINE, lines):
         return ("code",)
-    if any(_share(p, lines) for p in (_LISTED_LINE, _PATH_LINE, _HIT_LINE)):
+    if any(_share(p, lines) for p in (_LISTED_LINE, _PATH_LINE, _HIT_LINE)) or _is_table(lines):
         return ("context",)
     return None
+
+
+def _call_args(text: str) -> dict[str, object] | None:
+    """The arguments of a call the readers write as `Tool: {json}` (None when they are not a
+    JSON object on one line)."""
+    _name, sep, rest = text.partition(": ")
+    rest = rest.strip()
+    if not sep or "\n" in rest or not rest.startswith("{") or len(rest) > _SHAPE_HEAD:
+        return None
+    try:
+        args = json.loads(rest)
+    except ValueError:
+        return None
+    return args if isinstance(args, dict) else None
+
+
+def _lookup_classes(text: str) -> tuple[str, ...]:
+    """A look-up call's classes: a path, a pattern or a query alone (the call on one line, each
+    argument one line) is context; a call that pastes text (a snippet to find) may be code."""
+    if "\n" in text.strip():
+        return ("code", "context")
+    args = _call_args(text) if text.partition(":")[2].strip().startswith("{") else {}
+    if args is not None and all(not isinstance(v, str) or "\n" not in v for v in args.values()):
+        return ("context",)
+    return ("code", "context")
 
 
 def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
@@ -195,6 +308,8 @@ def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
         return ("context",)
     if kind in ("system", "injected") and _CLIENT_TEXT.match(text):
         return ("context",)
+    if kind == "injected" and _CLIENT_NOTICE.match(text) and not _NOTICE_RESULT.search(text, 0, _SHAPE_HEAD):
+        return ("context",)
     if allowed is None or kind != "tool_call":
         return allowed
     name = tool_name(text)
@@ -203,5 +318,10 @@ def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
     if name in _PLAN_TOOLS:
         return ("spec",)
     if name in _LOOKUP_TOOLS:
-        return ("code", "context")
+        return _lookup_classes(text)
+    if name in _ASK_TOOLS:
+        return ("context",)
+    if name in _STATUS_TOOLS:
+        args = _call_args(text)
+        return ("context",) if args is not None and args.keys() <= _STATUS_ARGS else ("spec", "context")
     return allowed
