@@ -85,6 +85,8 @@ class Item:
     hard: bool = False
     kind: str | None = None
     genre: str = ""
+    # a tool result's call as the session reader pairs them (`Unit.call`), where the cache has it
+    call: str | None = None
 
 
 @dataclass
@@ -142,11 +144,14 @@ def load_set(name: str, refs_dir: Path, cache: Path) -> Loaded:
     refs = _jsonl(refs_dir / f"{name}.refs.jsonl")
     path = cache / f"{name}.jsonl"
     texts: dict[str, str] = {}
+    calls: dict[str, str] = {}
     if path.is_file():
         for row in _jsonl(path):
-            text = row.get("text")
+            text, call = row.get("text"), row.get("call")
             if isinstance(text, str) and len(text) <= MAX_TEXT:
                 texts[str(row.get("id"))] = text
+                if isinstance(call, str):
+                    calls[str(row.get("id"))] = call
     out = Loaded(name)
     for ref in refs:
         rid = str(ref.get("id"))
@@ -167,6 +172,7 @@ def load_set(name: str, refs_dir: Path, cache: Path) -> Loaded:
                 hard=bool(ref.get("hard")),
                 kind=str(kind) if kind else None,
                 genre=str(ref.get("genre") or ""),
+                call=calls.get(rid),
             )
         )
     return out
@@ -276,7 +282,9 @@ def measure_turns(
         outcomes = []
         guarded = []
         kinds = [unit_kind(it.kind) for it in items]
-        answers = [classify_unit(it.text, kind, pack) for it, kind in zip(items, kinds, strict=True)]
+        answers = [
+            classify_unit(it.text, kind, pack, call=it.call) for it, kind in zip(items, kinds, strict=True)
+        ]
         if scorer is not None:
             mine = [i for i, kind in enumerate(kinds) if kind == "prompt"]
             theirs = classify_many(
@@ -348,7 +356,7 @@ def task_logits(
     by_task: dict[str, list[Item]] = {}
     for name, items in loaded:
         task = "labels" if "prompts" in name else "classes"
-        free = [it for it in items if allowed_classes(unit_kind(it.kind), it.text) is None]
+        free = [it for it in items if allowed_classes(unit_kind(it.kind), it.text, it.call) is None]
         if free:
             by_task.setdefault(task, []).extend(free)
     out: dict[str, tuple[Any, list[tuple[list[float], int, str]]]] = {}
@@ -412,7 +420,10 @@ def fit_kind_temperature(
     try:
         model.kind_temperatures = {}
         # the probabilities at temperature 1: a further temperature is a power of them
-        base = [classify_unit(it.text, unit_kind(it.kind), pack).probabilities or {} for it in chosen]
+        base = [
+            classify_unit(it.text, unit_kind(it.kind), pack, call=it.call).probabilities or {}
+            for it in chosen
+        ]
 
         def nll(rows: Sequence[int], t: float) -> float:
             total = 0.0
@@ -430,7 +441,7 @@ def fit_kind_temperature(
             out = []
             for i in rows:
                 it = chosen[i]
-                c = classify_unit(it.text, unit_kind(it.kind), pack)
+                c = classify_unit(it.text, unit_kind(it.kind), pack, call=it.call)
                 out.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
             return out
 
@@ -440,7 +451,7 @@ def fit_kind_temperature(
         others = []  # the other units, whose answers and confidences a kind temperature leaves
         for it in items:
             if unit_kind(it.kind) not in kinds:
-                c = classify_unit(it.text, unit_kind(it.kind), pack)
+                c = classify_unit(it.text, unit_kind(it.kind), pack, call=it.call)
                 others.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
         per_fold, xfit, raw = [], [], answered(1.0, every)
         for f in range(folds):

@@ -175,22 +175,26 @@ _BREAK = re.compile(r"\n(?:[ ]{0,3}---[ \t]*|_\*\*\*\*_)\n")
 _MARKER_LINE = re.compile(r"^(?:_\*\*|#{1,6}[ \t]|\*\*)[^\n]*\n")
 
 
-def reader_units(path: str, text: str) -> list[tuple[str, str | None]]:
-    """(text, kind) of each unit of a session file, as TurnLens's readers split it."""
+# a unit as the readers give it: its text, its kind and, for a tool result, its call
+ReaderUnit = tuple[str, str | None, str | None]
+
+
+def reader_units(path: str, text: str) -> list[ReaderUnit]:
+    """(text, kind, call) of each unit of a session file, as TurnLens's readers split it."""
     from turnlens.pipeline.formats import detect
     from turnlens.pipeline.formats.base import FormatOptions, NotATranscript
 
     try:
-        return [(u.text, u.kind) for u in detect(path, text).split(text, FormatOptions()).units]
+        return [(u.text, u.kind, u.call) for u in detect(path, text).split(text, FormatOptions()).units]
     except NotATranscript:
         return []
 
 
-def unit_texts(path: str, text: str, units: list[tuple[str, str | None]]) -> list[str]:
+def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
     """The texts of a session file's `units` (as TurnLens's readers split it), in order; for a
     Markdown log, then its `---`-separated parts too (how a part of a long agent turn was
     taken: one tool use, one thinking block, one paragraph of narration)."""
-    texts = [t for t, _ in units]
+    texts = [t for t, _, _ in units]
     if path.lower().endswith((".md", ".markdown")):
         for part in _BREAK.split(text.replace("\r\n", "\n")):
             part = part.strip()
@@ -252,7 +256,7 @@ class Files:
         self.allow_clone = allow_clone
         self._repos: dict[str, Path | None] = {}
         self._blobs: dict[tuple[str, str, str], str | None] = {}
-        self._readers: dict[tuple[str, str, str], list[tuple[str, str | None]]] = {}
+        self._readers: dict[tuple[str, str, str], list[ReaderUnit]] = {}
         self._units: dict[tuple[str, str, str], list[str]] = {}
         self._runs: dict[tuple[str, str, str], dict[str, str]] = {}
         self.wanted: dict[tuple[str, str, str], set[str]] = {}  # the hashes to seek in each file
@@ -274,13 +278,28 @@ class Files:
             self._blobs[key] = read_blob(git_dir, where.rev, where.path) if git_dir is not None else None
         return self._blobs[key]
 
-    def readers(self, where: Where) -> list[tuple[str, str | None]]:
-        """(text, kind) of each unit TurnLens's readers give for the file `where` names."""
+    def readers(self, where: Where) -> list[ReaderUnit]:
+        """(text, kind, call) of each unit TurnLens's readers give for the file `where` names."""
         key = (where.repo, where.path, where.rev)
         if key not in self._readers:
             blob = self.blob(where)
             self._readers[key] = reader_units(where.path, blob) if blob is not None else []
         return self._readers[key]
+
+    def call(self, where: Where, digest: str) -> str | None:
+        """The call the readers pair with the tool result whose hash is `digest` in the file
+        `where` names (the one at its position first), else None."""
+        if self.repo(where.repo) is None:
+            return None
+        units = self.readers(where)
+        if 1 <= where.index <= len(units):
+            text, kind, call = units[where.index - 1]
+            if kind == "tool_result" and sha256(text) == digest:
+                return call
+        for text, kind, call in units:
+            if kind == "tool_result" and call is not None and sha256(text) == digest:
+                return call
+        return None
 
     def units(self, where: Where) -> list[str] | None:
         """The unit texts of the file `where` names; None when the repository is not here."""
@@ -352,6 +371,15 @@ def rebuild(name: str, refs_dir: Path, cache: Path, files: Files) -> Counter[str
             continue
         kept[rid] = {k: ref[k] for k in FIELDS if k in ref} | {"text": text}
         tally["recovered"] += 1
+    for ref in refs:  # each tool result's call, as the readers pair them (evidence for its class)
+        row = kept.get(str(ref.get("id")))
+        where = parse_source(str(ref.get("source", "")))
+        if row is None or where is None or unit_kind(str(ref.get("kind") or "")) != "tool_result":
+            continue
+        call = files.call(where, str(ref.get("sha256")))
+        if call is not None and row.get("call") != call:
+            row["call"] = call
+            tally["call paired"] += 1
     if kept:
         cache.mkdir(parents=True, exist_ok=True)
         order = [str(r.get("id")) for r in refs if str(r.get("id")) in kept]
@@ -374,7 +402,7 @@ def coverage(name: str, refs_dir: Path, cache: Path, files: Files) -> str:
         if ref is None or where is None or files.repo(where.repo) is None:
             continue
         n += 1
-        kinds = {sha256(t): k for t, k in files.readers(where)}
+        kinds = {sha256(t): k for t, k, _ in files.readers(where)}
         digest = str(ref.get("sha256"))
         if digest not in kinds:
             continue

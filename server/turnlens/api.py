@@ -55,7 +55,9 @@ def classify_unit(
     unit: Unit, pack: RulePack | str | None = None, *, explain: bool = False
 ) -> _classifier.Classification:
     """Classify a unit, honouring its `<!-- turnlens: class=… -->` pin."""
-    return _classifier.classify(unit.text, resolve_pack(pack), explain=explain, pin=unit.pin, kind=unit.kind)
+    return _classifier.classify(
+        unit.text, resolve_pack(pack), explain=explain, pin=unit.pin, kind=unit.kind, call=unit.call
+    )
 
 
 def plan(
@@ -73,7 +75,11 @@ def plan(
     todo = [u for u in units if not isinstance(u, _classifier.Classification)]
     done = iter(
         _classifier.classify_many(
-            [u.text for u in todo], resolved, [u.pin for u in todo], [u.kind for u in todo]
+            [u.text for u in todo],
+            resolved,
+            [u.pin for u in todo],
+            [u.kind for u in todo],
+            calls=[u.call for u in todo],
         )
     )
     results = [u if isinstance(u, _classifier.Classification) else next(done) for u in units]

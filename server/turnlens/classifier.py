@@ -191,10 +191,12 @@ def classify(
     explain: bool = False,
     pin: str | None = None,
     kind: str | None = None,
+    call: str | None = None,
 ) -> Classification:
     """Classify one prompt or turn. `pin` forces the class (an inline override); `kind` is a
     session unit's kind (tool_call, tool_result, thinking…), which limits the classes the
-    model may answer (turnlens.core.kinds); the rules engines read the text alone."""
+    model may answer (turnlens.core.kinds), with `call`, a tool result's call (`Unit.call`);
+    the rules engines read the text alone."""
     pack = pack or builtin_pack("default")
     result = score(text, pack, explain=explain)
     model = model_of(pack) if pin is None else None
@@ -208,7 +210,7 @@ def classify(
     if kind is not None:
         from turnlens.core.kinds import allowed_classes
 
-        allowed = allowed_classes(kind, text)
+        allowed = allowed_classes(kind, text, call)
     return from_model(
         text, result, model, explain=explain, allowed=allowed, seed=seed_answer(result, pack), kind=kind
     )
@@ -228,6 +230,7 @@ def classify_many(
     kinds: Sequence[str | None] | None = None,
     passes: Sequence[Score] | None = None,
     scorer: Scorer | None = None,
+    calls: Sequence[str | None] | None = None,
 ) -> list[Classification]:
     """`[classify(t, pack, pin=p) for t, p in zip(texts, pins)]`, the same answers, for the turns
     of a transcript: a pack without a model shares the rules' answers between texts that fire
@@ -236,11 +239,14 @@ def classify_many(
     `passes`: the texts' rule passes with `pack` (unexplained), when the caller has them.
     `scorer`: a ready engine of the same classes that answers in place of the pack's model
     (the optional encoder engine for a person's prompts: `turnlens.learn.encoder`), its
-    texts read in one batch; its own model's kind temperatures apply."""
+    texts read in one batch; its own model's kind temperatures apply. `calls`: each tool
+    result's call (`Unit.call`, or None), evidence with its kind."""
     pack = pack or builtin_pack("default")
     texts = list(texts)
     if kinds is not None and len(kinds) != len(texts):
         raise ValueError("classify_many: one kind (or None) per text")
+    if calls is not None and len(calls) != len(texts):
+        raise ValueError("classify_many: one call (or None) per text")
     if pack.model is None:  # the rules read the text alone
         return classify_rules_many(texts, pack, pins)
     if pins is not None and len(pins) != len(texts):
@@ -262,16 +268,17 @@ def classify_many(
         predict = _batched(scorer, [texts[i] for i in free], [passes[i] for i in free])
         model = scorer.model
     users = bool(user_rules(pack))
-    seen: dict[tuple[str, str | None], Classification] = {}
+    seen: dict[tuple[str, str | None, str | None], Classification] = {}
     out: list[Classification] = []
     new = tuple.__new__
     for i, (text, result) in enumerate(zip(texts, passes, strict=True)):
         pin = pins[i] if pins else None
         kind = kinds[i] if kinds else None
+        call = calls[i] if calls and kind == "tool_result" else None
         if pin is not None:
             out.append(classify(text, pack, pin=pin, kind=kind))
             continue
-        a = seen.get((text, kind))
+        a = seen.get((text, kind, call))
         if a is not None:  # the same text of the same kind, the same answer (its own scores dict)
             out.append(new(Classification, (*a[:6], a[6].copy(), *a[7:])))
             continue
@@ -284,7 +291,7 @@ def classify_many(
             if kind is not None:
                 from turnlens.core.kinds import allowed_classes
 
-                allowed = allowed_classes(kind, text)
+                allowed = allowed_classes(kind, text, call)
                 if allowed is not None:
                     prediction = model.restrict(prediction, allowed)
             if prediction.confidence < UNSURE_BELOW:
@@ -292,7 +299,7 @@ def classify_many(
             # the kind's own calibration (whatever kinds the model names; 1.0 for the others)
             prediction = model.at_temperature(prediction, model.kind_temperature(kind))
             answer = _model_answer(prediction, result)
-        seen[(text, kind)] = answer
+        seen[(text, kind, call)] = answer
         out.append(answer)
     return out
 

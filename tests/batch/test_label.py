@@ -100,3 +100,22 @@ def test_labeler_pickles_small_and_loads_lazily_once() -> None:
     copy(pa.table(ROWS))
     assert copy.profile() is profile
     assert out.column("class").to_pylist()[1] == classify(ROWS["text"][1], profile.pack).task_class
+
+
+def test_a_results_call_is_read_as_evidence_and_not_written() -> None:
+    doc = (
+        "# Release policy\n\nEvery release MUST be tagged.\nThe changelog SHALL list breaking changes first."
+    )
+    rows = {
+        "session_id": ["s", "s", "s"],
+        "unit_index": [2, 4, 6],
+        "role": ["tool"] * 3,
+        "kind": ["tool_result"] * 3,
+        "text": [doc] * 3,
+        "call": ["Bash: cat docs/RELEASE.md", "WebFetch: https://example.com/policy", None],
+    }
+    out = label_batch(pa.table(rows))
+    assert out.schema.names == [*(n for n in rows if n != "call"), *(n for n, _, _ in LABELS)]
+    got = [r["class"] for r in out.to_pylist()]
+    want = [classify(doc, kind="tool_result", call=c).task_class for c in rows["call"]]
+    assert got == want and got[:2] == ["code", "context"]

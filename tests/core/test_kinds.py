@@ -436,3 +436,66 @@ def test_a_task_notification_with_the_tasks_report_is_read() -> None:
         " reject rows without an id.</result>\n</task-notification>"
     )
     assert allowed_classes("injected", text) == KIND_CLASSES["injected"]
+
+
+MUST_DOC = (
+    "# Release policy\n\nEvery release MUST be tagged.\nThe changelog SHALL list breaking changes first.\n"
+)
+TEST_RUN = "\n  cart › adds an item (4 ms)\n  cart › rejects a negative quantity (2 ms)\n\nTests: 2 passed, 2 total\n"
+
+
+@pytest.mark.parametrize(
+    ("call", "text", "allowed"),
+    [
+        ('Bash: {"command": "cat docs/RELEASE.md"}', MUST_DOC, ("code",)),
+        ('exec_command: {"cmd": "npm test 2>&1 | tail -20"}', TEST_RUN, ("review",)),
+        ('Bash: {"command": "git status --short"}', " M src/cart.ts\n?? notes.txt\n", ("context",)),
+        ('WebFetch: {"url": "https://example.com/limits"}', MUST_DOC, ("context",)),
+        ('Bash: {"command": "python scripts/report.py"}', MUST_DOC, KIND_CLASSES["tool_result"]),
+    ],
+)
+def test_a_results_call_is_evidence(call: str, text: str, allowed: tuple[str, ...]) -> None:
+    """What the call ran settles a result its text leaves open: a file printed is a file's content,
+    a test run's output its verdict, `git status` a listing, fetched web text context."""
+    assert allowed_classes("tool_result", text, call) == allowed
+    assert classify_unit(text, "tool_result", call=call).task_class in allowed
+    # without the call the text alone decides, as before
+    assert allowed_classes("tool_result", text) == KIND_CLASSES["tool_result"]
+    # the call is evidence for results only
+    assert allowed_classes("reply", text, call) == KIND_CLASSES["reply"]
+
+
+def test_a_results_shape_comes_before_its_call() -> None:
+    call = 'Bash: {"command": "cat notes.md"}'
+    assert allowed_classes("tool_result", "(Bash completed with no output)", call) == ("context",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Exit code: 1\nWall time: 0.2 seconds\nOutput:\nls: cannot access 'build': No such file or directory\n",
+        'execution error: Io(Custom { kind: Other, error: "sandbox: runner error" })',
+        "Exit code: 124\nWall time: 10.9 seconds\nOutput:\ncommand timed out after 10937 milliseconds\n",
+    ],
+)
+def test_a_failed_command_printed_its_error_not_its_output(text: str) -> None:
+    call = 'shell_command: {"command": "ls build"}'
+    assert allowed_classes("tool_result", text, call) == KIND_CLASSES["tool_result"]
+    # a failed test run's output is still its verdict
+    failed_run = "Exit code: 1\nWall time: 3.0 seconds\nOutput:\nFAILED tests/test_cart.py::test_total - assert 3 == 4\n"
+    assert allowed_classes("tool_result", failed_run, 'shell_command: {"command": "pytest -q"}') == (
+        "review",
+    )
+
+
+def test_classify_many_reads_each_results_call() -> None:
+    texts = [MUST_DOC, MUST_DOC, MUST_DOC]
+    calls = ['Bash: {"command": "cat docs/RELEASE.md"}', 'WebFetch: {"url": "https://example.com"}', None]
+    got = classify_many(texts, DEFAULT, kinds=["tool_result"] * 3, calls=calls)
+    assert [c.task_class for c in got[:2]] == ["code", "context"]
+    assert got[2].task_class == classify_unit(MUST_DOC, "tool_result").task_class
+    assert [c.task_class for c in got] == [
+        classify_unit(t, "tool_result", call=c).task_class for t, c in zip(texts, calls, strict=True)
+    ]
+    with pytest.raises(ValueError, match="one call"):
+        classify_many(texts, DEFAULT, kinds=["tool_result"] * 3, calls=calls[:2])

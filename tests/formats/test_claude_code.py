@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.formats.conftest import check_spans, read
+from turnlens.pipeline.formats import FormatOptions, get_format
 
 SESSION = "claude-code/3a7c9e10-*.jsonl"
 
@@ -168,3 +169,36 @@ def test_stats_name_a_task_sidechain_inside_the_file() -> None:
 
     stats = session_stats(analyze(read(SESSION, "claude-code").text, Profile(format="claude-code")))
     assert stats.to_json()["sidechain_units"] == 2 and stats.parent_session is None
+
+
+def test_each_tool_result_is_read_with_its_call() -> None:
+    """A result carries the call its `tool_use_id` answers: calls made side by side may be
+    answered in any order; a result whose call is not in the file has none."""
+
+    def line(kind: str, content: list[dict[str, object]]) -> str:
+        return (
+            json.dumps({"type": kind, "message": {"role": kind, "content": content}, "sessionId": "s"}) + "\n"
+        )
+
+    text = (
+        line(
+            "assistant",
+            [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat docs/RELEASE.md"}},
+                {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "npm test"}},
+            ],
+        )
+        + line("user", [{"type": "tool_result", "tool_use_id": "t2", "content": "Tests: 2 passed"}])
+        + line(
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t1", "content": "# Release\nTags MUST be signed."}],
+        )
+        + line("user", [{"type": "tool_result", "tool_use_id": "gone", "content": "orphan"}])
+    )
+    units = get_format("claude-code").split(text, FormatOptions()).units
+    assert [(u.text, u.call) for u in units if u.kind == "tool_result"] == [
+        ("Tests: 2 passed", "Bash: npm test"),
+        ("# Release\nTags MUST be signed.", "Bash: cat docs/RELEASE.md"),
+        ("orphan", None),
+    ]
+    assert all(u.call is None for u in units if u.kind != "tool_result")

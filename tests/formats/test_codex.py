@@ -238,3 +238,51 @@ def test_xhigh_is_an_effort_the_router_answers_so_agreement_can_reach_all() -> N
     tuned = session_stats(analyze(text, Profile(format="codex", router=settings)))
     assert dict(tuned.effort_pairs) == {("xhigh", "xhigh"): 1, ("medium", "medium"): 1}
     assert tuned.effort_agreement == 1.0
+
+
+def test_each_output_is_read_with_its_call() -> None:
+    """An output carries the call whose call_id it answers (evidence for its class), even when
+    two calls run side by side and answer in the other order."""
+    units = read(MODERN, "codex").units
+    calls = [u.text for u in units if u.kind == "tool_call"]
+    results = [u for u in units if u.kind == "tool_result"]
+    assert [u.call for u in results] == calls
+    lines = [
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "cat a.md"}),
+                "call_id": "c1",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "npm test"}),
+                "call_id": "c2",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c2", "output": "2 passed"},
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c1", "output": "# A"},
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c9", "output": "late"},
+        },
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    got = get_format("codex").split(text, FormatOptions()).units
+    assert [(u.text, u.call) for u in got if u.kind == "tool_result"] == [
+        ("2 passed", "exec_command: npm test"),
+        ("# A", "exec_command: cat a.md"),
+        ("late", None),  # its call is not in the file
+    ]

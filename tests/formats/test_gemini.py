@@ -104,3 +104,16 @@ def test_times_models_and_tokens_the_session_records() -> None:
     lines = read("gemini/session-*.jsonl", "gemini-jsonl")
     assert lines.split.info is not None and lines.split.info.started is not None
     assert all(u.time is not None for u in lines.units if u.role in ("user", "assistant"))
+
+
+def test_a_tool_result_is_read_with_its_call() -> None:
+    units = (
+        get_format("gemini")
+        .split(
+            fixture("gemini/session-2026-03-15T10-00-a1b2c3d4.json").read_text(encoding="utf-8"),
+            FormatOptions(),
+        )
+        .units
+    )
+    pairs = [(units[i - 1], u) for i, u in enumerate(units) if u.kind == "tool_result"]
+    assert pairs and all(u.call == call.text and call.kind == "tool_call" for call, u in pairs)

@@ -201,3 +201,53 @@ def _run(module: ModuleType, argv: list[str]) -> str:
     with contextlib.redirect_stdout(buf):
         assert module.main(argv) == 0
     return buf.getvalue()
+
+
+def test_a_tool_results_call_is_cached_with_it(tmp_path: Path) -> None:
+    """Rebuilding a set of session units stores each tool result's call as the reader pairs it
+    (not hashed: the text is what was labelled), and the measuring script reads it back."""
+    work = tmp_path / "repos" / "octo+agent"
+    work.mkdir(parents=True)
+    uses = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat docs/POLICY.md"}}]
+    result = "# Policy\n\nReleases MUST be signed."
+    lines = [
+        {"type": "assistant", "message": {"role": "assistant", "content": uses}, "sessionId": "s"},
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": result}],
+            },
+            "sessionId": "s",
+        },
+    ]
+    (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", "session")
+    commit = _git(work, "rev-parse", "HEAD")
+    source = f"github.com/octo/agent session.jsonl @{commit} (message #2)"
+    refs = [
+        _ref("u1", result, source, label="code", kind="tool_result"),
+        _ref(
+            "u2",
+            "Bash: cat docs/POLICY.md",
+            f"github.com/octo/agent session.jsonl @{commit} (message #1)",
+            label="code",
+            kind="tool_call",
+        ),
+    ]
+    refs_dir, cache = tmp_path / "refs", tmp_path / "cache"
+    refs_dir.mkdir()
+    (refs_dir / "units.refs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in refs), encoding="utf-8")
+    rebuild = _load("realtext_rebuild")
+    args = ["--repos", str(tmp_path / "repos"), "--refs", str(refs_dir), "--cache", str(cache), "units"]
+    assert _run(rebuild, args) == "units: 2 of 2 texts in the cache (call paired 1, recovered 2)\n"
+    rows = {
+        r["id"]: r for r in map(json.loads, (cache / "units.jsonl").read_text(encoding="utf-8").splitlines())
+    }
+    assert rows["u1"]["call"] == "Bash: cat docs/POLICY.md" and "call" not in rows["u2"]
+    # a second run finds every call in place
+    assert _run(rebuild, args) == "units: 2 of 2 texts in the cache (cached 2)\n"
+    loaded = _load("realtext_eval").load_set("units", refs_dir, cache)
+    assert [(it.id, it.call) for it in loaded.items] == [("u1", "Bash: cat docs/POLICY.md"), ("u2", None)]

@@ -8,6 +8,7 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from turnlens.classifier import classify_unit
 from turnlens.pipeline.analyze import UnitCache
 from turnlens.pipeline.profile import Profile
 
@@ -172,3 +173,42 @@ async def test_session_map_command_writes_a_page(client: LanguageClient, tmp_pat
     result = plain(result)
     page = Path(result["path"]).read_text(encoding="utf-8")
     assert result["units"] == 3 and "turnlens-data" in page and "Content-Security-Policy" in page
+
+
+POLICY = (
+    "# Release policy\n\nEvery release MUST be tagged and signed.\n"
+    "The changelog SHALL list breaking changes first.\nAcceptance: CI is green on main."
+)
+
+
+def _tool_session(commands: list[str]) -> str:
+    """One assistant message calling Bash once per command, then each call's result: the same
+    Markdown document, answered in the reverse order."""
+    uses = [
+        {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": c}}
+        for i, c in enumerate(commands)
+    ]
+    lines = [{"type": "assistant", "message": {"role": "assistant", "content": uses}, "sessionId": "s"}]
+    for i in reversed(range(len(commands))):
+        block = {"type": "tool_result", "tool_use_id": f"t{i}", "content": POLICY}
+        lines.append({"type": "user", "message": {"role": "user", "content": [block]}, "sessionId": "s"})
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+async def test_a_tool_result_is_shown_with_its_calls_evidence(client: LanguageClient) -> None:
+    """The same document printed by `cat` is a file's content (code, not frozen), printed by a
+    script it is left to the text, after `ls` it is a listing (context): the server reads each
+    result with the call whose id it answers."""
+    uri = "file:///work/.claude/projects/demo/calls.jsonl"
+    open_doc(
+        client, uri, _tool_session(["cat docs/RELEASE.md", "python render.py", "ls docs"]), language="jsonl"
+    )
+    diags = await wait_diagnostics(client, uri, version=1)
+    results = [d for d in diags if d.data["kind"] == "tool_result"]
+    assert len(results) == 3
+    by_command = {0: "ls", 1: "python", 2: "cat"}  # answered in reverse order
+    got = {by_command[i]: d.data["class"] for i, d in enumerate(results)}
+    assert got["cat"] == "code" and got["ls"] == "context"
+    # the script's output is the text's to decide, as it is without a call: here a spec
+    alone = classify_unit(POLICY, "tool_result").task_class
+    assert got["python"] == alone == "spec"

@@ -545,7 +545,7 @@ def classified(
     from turnlens.core.rules import builtin_pack
 
     pack = builtin_pack("default")
-    memo: dict[tuple[str | None, str | None, str], _Known] = {}
+    memo: dict[tuple[str | None, str | None, str, str | None], _Known] = {}
     batch: list[Unit] = []
     known: list[_Known | None] = []
     chars = 0
@@ -561,7 +561,13 @@ def classified(
         todo = [u for u, k in zip(batch, known, strict=True) if k is None and not own(u)]
         mine = [u for u, k in zip(batch, known, strict=True) if k is None and own(u)]
         answers = iter(
-            classify_many([u.text for u in todo], pack, [u.pin for u in todo], [u.kind for u in todo])
+            classify_many(
+                [u.text for u in todo],
+                pack,
+                [u.pin for u in todo],
+                [u.kind for u in todo],
+                calls=[u.call for u in todo],
+            )
         )
         if mine and not scorer:
             scorer.append(prompt_scorer(engine))  # None without its package: the model answers
@@ -577,7 +583,7 @@ def classified(
                 if len(unit.text) <= MEMO_CHARS and unit.pin is None:
                     if len(memo) >= MEMO_ENTRIES:
                         memo.clear()
-                    memo[(unit.role, unit.kind, unit.text)] = k
+                    memo[(unit.role, unit.kind, unit.text, unit.call)] = k
             yield unit, k[0], k[1], k[2]
         batch.clear()
         known.clear()
@@ -585,11 +591,15 @@ def classified(
     for unit in units:
         k: _Known | None = None
         if unit.pin is None:
-            k = memo.get((unit.role, unit.kind, unit.text)) if len(unit.text) <= MEMO_CHARS else None
+            k = (
+                memo.get((unit.role, unit.kind, unit.text, unit.call))
+                if len(unit.text) <= MEMO_CHARS
+                else None
+            )
             if k is None and remembered is not None and own(unit):
                 k = remembered(unit.text)
             if k is None and unit.kind is not None:
-                allowed = allowed_classes(unit.kind, unit.text)
+                allowed = allowed_classes(unit.kind, unit.text, unit.call)
                 if allowed is not None and len(allowed) == 1:
                     text = normalize_newlines(unit.text) if "\r" in unit.text else unit.text
                     k = (allowed[0], count_words(text), None)

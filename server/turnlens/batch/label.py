@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from turnlens.batch.schema import INPUT_REQUIRED, LABELS, arrow_schema, require_pyarrow
+from turnlens.batch.schema import EVIDENCE, INPUT_REQUIRED, LABELS, arrow_schema, require_pyarrow
 
 if TYPE_CHECKING:
     from turnlens.pipeline.profile import Profile
 
 _LABEL_NAMES = tuple(name for name, _, _ in LABELS)
+# read, not written: the label columns are written anew, the evidence is left out
+_NOT_KEPT = frozenset(_LABEL_NAMES) | {name for name, _, _ in EVIDENCE}
 _LABEL_SCHEMA: Any = None
 
 
@@ -63,7 +65,7 @@ class Labeler:
         if missing:
             raise KeyError(f"label_batch: the batch has no {', '.join(missing)} column")
         columns = _labels(self.profile(), batch, names)
-        kept = [(n, batch.column(i)) for i, n in enumerate(names) if n not in _LABEL_NAMES]
+        kept = [(n, batch.column(i)) for i, n in enumerate(names) if n not in _NOT_KEPT]
         fields = [batch.schema.field(n) for n, _ in kept] + list(_label_schema())
         arrays = [c for _, c in kept] + [
             pa.array(col, type=f.type) for col, f in zip(columns, _label_schema(), strict=True)
@@ -101,6 +103,7 @@ def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
     roles = _column(batch, names, "role")
     kinds = _column(batch, names, "kind")
     pins = _column(batch, names, "pin")
+    calls = _column(batch, names, "call")
     scorer = prompt_scorer(router.labeler) if pack.model is not None else None
     if scorer is not None:
         from turnlens.classifier import model_of
@@ -111,23 +114,24 @@ def _labels(profile: Profile, batch: Any, names: list[str]) -> list[list[Any]]:
         scorer is not None and pin is None and role == "user" and kind == "prompt"
         for role, kind, pin in zip(roles, kinds, pins, strict=True)
     ]
-    distinct = list(dict.fromkeys(zip(texts, pins, kinds, person, strict=True)))
+    distinct = list(dict.fromkeys(zip(texts, pins, kinds, person, calls, strict=True)))
     classes: dict[tuple[Any, ...], Any] = {}
     for mine in (False, True):
         keys = [d for d in distinct if d[3] is mine]
         if keys:
             answers = classify_many(
-                [t for t, _, _, _ in keys],
+                [d[0] for d in keys],
                 pack,
-                [p for _, p, _, _ in keys],
-                [k for _, _, k, _ in keys],
+                [d[1] for d in keys],
+                [d[2] for d in keys],
                 scorer=scorer if mine else None,
+                calls=[d[4] for d in keys],
             )
             classes.update(zip(keys, answers, strict=True))
     routes: dict[str, tuple[Any, ...]] = {}
     out: list[list[Any]] = [[] for _ in _LABEL_NAMES]
-    for text, role, kind, pin, mine in zip(texts, roles, kinds, pins, person, strict=True):
-        c = classes[(text, pin, kind, mine)]
+    for text, role, kind, pin, mine, call in zip(texts, roles, kinds, pins, person, calls, strict=True):
+        c = classes[(text, pin, kind, mine, call)]
         confidence = getattr(c, "confidence", None)  # the learned classifier gives one
         if profile.routes(role, kind):
             route = routes.get(text)
@@ -159,7 +163,8 @@ def label_batch(batch: Any) -> Any:
     `ray.data.Dataset.map_batches(..., batch_format="pyarrow")` or Spark's `mapInArrow`.
 
     In: rows with `session_id`, `unit_index`, `text` and, when known, `role`, `kind`,
-    `pin`, `effort_used` (other columns pass through). Out: the same rows, then
+    `pin`, `effort_used` (other columns pass through), and `call`, a tool result's call, read
+    as evidence and left out. Out: the same rows, then
     class, max_ratio, frozen, verdict, words, lines, confidence, route_source, phase,
     effort, label (see docs/scale.md for the types).
     """

@@ -144,6 +144,7 @@ def file_tables(session: Session, options: ReadOptions, rows: int) -> Iterator[A
         cols["line"].append(unit.line)
         cols["start"].append(unit.start)
         cols["end"].append(unit.end)
+        cols["call"].append(unit.call)
         n += 1
         if n == rows:
             table = _table(pa, cols, schema, session)

@@ -53,6 +53,10 @@ LABELS: Final = (
     ("label", "string", True),
 )
 
+#: evidence `label_batch` reads and does not write: a tool result's call (the text of the call
+#: unit the session reader pairs with it), which helps decide the result's class
+EVIDENCE: Final = (("call", "string", True),)
+
 UNIT_COLUMNS: Final = (
     INPUT_REQUIRED[:2] + INPUT_OPTIONAL[:2] + INPUT_REQUIRED[2:] + INPUT_OPTIONAL[2:] + WHERE + LABELS
 )
@@ -120,8 +124,9 @@ def sessions_schema() -> pa.Schema:
 
 
 def input_schema() -> pa.Schema:
-    """The rows the reader makes: everything of a unit row before labelling."""
-    return arrow_schema(UNIT_COLUMNS[: len(UNIT_COLUMNS) - len(LABELS)])
+    """The rows the reader makes: everything of a unit row before labelling, and the evidence
+    `label_batch` reads and leaves out (`EVIDENCE`)."""
+    return arrow_schema(UNIT_COLUMNS[: len(UNIT_COLUMNS) - len(LABELS)] + EVIDENCE)
 
 
 _SPARK = {"string": "STRING", "int32": "INT", "int64": "BIGINT", "float64": "DOUBLE"}

@@ -14,6 +14,7 @@ import json
 import re
 from typing import Final
 
+from turnlens.core.commands import SHELL_TOOLS, call_result_classes
 from turnlens.core.prebuilt import compile_re
 
 # not conversation: machine traffic and text nobody in the thread wrote to the others
@@ -33,20 +34,8 @@ KIND_CLASSES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 # tools whose call is a command line or a file write: the call is code
-_ACTION_TOOLS: Final = frozenset(
+_ACTION_TOOLS: Final = SHELL_TOOLS | frozenset(
     {
-        "bash",
-        "shell",
-        "exec",
-        "exec_command",
-        "execute_command",
-        "run_command",
-        "run_shell_command",
-        "run_terminal_cmd",
-        "terminal",
-        "local_shell",
-        "container.exec",
-        "powershell",
         "edit",
         "multiedit",
         "write",
@@ -61,8 +50,7 @@ _ACTION_TOOLS: Final = frozenset(
         "python",
         "killshell",
         "killbash",
-        # Codex's shell tool on Windows, and its input to a command still running
-        "shell_command",
+        # Codex's input to a command still running
         "write_stdin",
     }
 )
@@ -159,6 +147,9 @@ _ENVELOPE = compile_re(
 _TRUNCATED = compile_re(
     r"\A\s*+(?:(?:Warning: truncated output\b|Total output lines:)[^\n]{0,200}+\n\s*+){1,2}+"
 )
+# the exit code in a shell tool's envelope, and the harness's own word that a command failed
+_EXIT_CODE = compile_re(r"(?:Process exited with code|Exit code:?)[ \t]*+(-?\d{1,6}+)")
+_TOOL_FAILED = compile_re(r"\A\s*+(?:execution error:|command timed out after|aborted by user)")
 # a file that opens with YAML front matter (`---`, `name: …`, `description: …`, `---`), as skill
 # files, docs pages and posts do: printed by a command, it is a file's content, code
 _FRONT_MATTER = compile_re(
@@ -234,6 +225,18 @@ def _share(pattern: re.Pattern[str], lines: list[str]) -> bool:
     return True
 
 
+def _failed(text: str) -> bool:
+    """Whether a tool result says its command failed: a shell tool's non-zero exit code, or
+    the harness's own failure (a timeout, a sandbox error)."""
+    if _TOOL_FAILED.match(text):
+        return True
+    envelope = _ENVELOPE.match(text)
+    if envelope is None:
+        return False
+    code = _EXIT_CODE.search(text, 0, envelope.end())
+    return code is not None and code.group(1) != "0"
+
+
 def _is_table(lines: list[str]) -> bool:
     """Whether a result opens with a Format-Table table: its first or second line is the rule
     of dash runs under the header."""
@@ -297,13 +300,22 @@ def _lookup_classes(text: str) -> tuple[str, ...]:
     return ("code", "context")
 
 
-def allowed_classes(kind: str | None, text: str) -> tuple[str, ...] | None:
-    """The classes a unit of `kind` may take (None: any class, as for a conversation turn)."""
+def allowed_classes(kind: str | None, text: str, call: str | None = None) -> tuple[str, ...] | None:
+    """The classes a unit of `kind` may take (None: any class, as for a conversation turn).
+    `call`: for a tool result, the text of the call that produced it, where the reader knows
+    it (`Unit.call`): what the call ran settles what the result is when its shape does not."""
     if kind is None:
         return None
     allowed = KIND_CLASSES.get(kind)
     if kind == "tool_result":
-        return result_classes(text) or allowed
+        settled = result_classes(text)
+        if settled is None and call is not None:
+            settled = call_result_classes(call, tool_name(call))
+            # a command that failed printed its error, not what it prints (a failed test run's
+            # output is still its verdict)
+            if settled is not None and settled != ("review",) and _failed(text):
+                settled = None
+        return settled or allowed
     if kind == "injected" and _INTERRUPTED.match(text):
         return ("context",)
     if kind in ("system", "injected") and _CLIENT_TEXT.match(text):

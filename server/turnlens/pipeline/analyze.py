@@ -51,7 +51,8 @@ class Analyzed:
     info: SessionInfo | None = None  # times, models, recorded tokens, where the file has them
 
 
-CacheKey = tuple[str, str | None, str | None, bool, str | None]  # text, meta, pin, routed, kind
+# text, meta, pin, routed, kind, call (a tool result's call: evidence for its class)
+CacheKey = tuple[str, str | None, str | None, bool, str | None, str | None]
 
 
 class UnitCache:
@@ -120,7 +121,7 @@ class UnitCache:
         pack = profile.pack
         for unit in split.units:
             routed = profile.routes(unit.role, unit.kind)
-            ckey = (unit.text, unit.meta, unit.pin, routed, unit.kind)
+            ckey = (unit.text, unit.meta, unit.pin, routed, unit.kind, unit.call)
             if ckey not in fresh and ckey not in missing:
                 entry = old.get(ckey)
                 if entry is None:
@@ -147,7 +148,9 @@ class UnitCache:
             else:
                 # the new units together: classify_many shares the rule pass between alike
                 # texts (not explained: where each rule fired is worked out on hover, for one turn)
-                answers = classify_many(texts, pack, pins, [u.kind for u, _ in units])
+                answers = classify_many(
+                    texts, pack, pins, [u.kind for u, _ in units], calls=[u.call for u, _ in units]
+                )
                 for ckey, (unit, routed), answer in zip(missing, units, answers, strict=True):
                     fresh[ckey] = (answer, route(unit.route_text) if routed else NOT_ROUTED)
         self._entries = fresh
@@ -192,6 +195,7 @@ class UnitCache:
             [u.pin for u, _ in units],
             [u.kind for u, _ in units],
             passes,
+            calls=[u.call for u, _ in units],
         )
         out = []
         for ckey, (unit, routed), answer in zip(batch, units, answers, strict=True):
@@ -271,7 +275,7 @@ def analyze_stream(
         routed = profile.routes(unit.role, unit.kind)
         yield UnitResult(
             unit,
-            classify(unit.text, pack, pin=unit.pin, kind=unit.kind),
+            classify(unit.text, pack, pin=unit.pin, kind=unit.kind, call=unit.call),
             route(unit.route_text) if routed else NOT_ROUTED,
         )
 

@@ -66,6 +66,9 @@ class Unit(NamedTuple):
     # which may say `effort:`); it sits just before the unit's text in the document
     meta: str | None = None
     time: float | None = None  # when the file says the message was written (Unix seconds), else None
+    # a tool result's call (its text as the unit of the call reads), where the file pairs them by
+    # id: what the call ran is evidence for the result's class (turnlens.core.kinds)
+    call: str | None = None
 
     @property
     def route_text(self) -> str:

@@ -344,7 +344,7 @@ class Workspace:
     ) -> UnitResult:
         """A turn's result with where each rule fired (analysis keeps only which fired)."""
         unit = result.unit
-        classification = classify(unit.text, pack, explain=True, pin=unit.pin, kind=unit.kind)
+        classification = classify(unit.text, pack, explain=True, pin=unit.pin, kind=unit.kind, call=unit.call)
         route = result.route
         if route.source != "role" and route is not model_route:  # a model's answer has no rules
             paused = self.router_for(router).paused

@@ -213,6 +213,32 @@ class Split(MutableRecord):
         self.info = info
 
 
+class OpenCalls:
+    """The tool calls of a session still waiting for their results, by the id the file gives
+    them (Claude Code's `tool_use_id`, Codex's `call_id`): a result is read with its call as
+    evidence for its class (`Unit.call`, turnlens.core.kinds). Bounded: a call never answered
+    is forgotten once `LIMIT` newer ones wait."""
+
+    __slots__ = ("_open",)
+    LIMIT = 256
+
+    def __init__(self) -> None:
+        self._open: dict[str, str] = {}
+
+    def opened(self, call_id: str | None, unit: Unit | None) -> None:
+        """A call unit read, with its id."""
+        if unit is None or not call_id:
+            return
+        if len(self._open) >= self.LIMIT:
+            del self._open[next(iter(self._open))]
+        self._open[call_id] = unit.text
+
+    def answered(self, call_id: str | None, unit: Unit | None) -> Unit | None:
+        """A result unit read, with its call's id: the unit with its call, where it is known."""
+        call = self._open.pop(call_id, None) if call_id else None
+        return unit if unit is None or call is None else unit._replace(call=call)
+
+
 class Format(Protocol):
     """One input format. Readers are pure: text in, units out, no I/O."""
 

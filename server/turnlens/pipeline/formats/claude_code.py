@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from turnlens.core.prebuilt import compile_re
-from turnlens.pipeline.formats.base import Problem, SessionInfo
+from turnlens.pipeline.formats.base import OpenCalls, Problem, SessionInfo
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
 from turnlens.pipeline.formats.jsonspan import JStr, clean, plain
 from turnlens.pipeline.units import Unit
@@ -166,6 +166,7 @@ class ClaudeCodeFormat(JsonlFormat):
         unknown: set[str] = set()
         summaries = _Summaries()
         usage_seen: set[str] = set()  # message ids whose usage is counted (one per API call)
+        calls = OpenCalls()
         first_line = 0
         agent_file: bool | None = None  # whether the file is a sub-agent's own conversation
         for r in records:
@@ -188,9 +189,9 @@ class ClaudeCodeFormat(JsonlFormat):
             else:
                 sidechain = False
             if kind == "user":
-                self._user(r, obj, units)
+                self._user(r, obj, units, calls)
             elif kind == "assistant":
-                self._assistant(r, obj, units, info, usage_seen)
+                self._assistant(r, obj, units, info, usage_seen, calls)
             elif kind == "summary":
                 summary = obj.get("summary")
                 leaf = plain(obj.get("leafUuid"))
@@ -222,7 +223,7 @@ class ClaudeCodeFormat(JsonlFormat):
                 )
             )
 
-    def _user(self, r: Record, obj: dict[str, Any], units: list[Unit]) -> None:
+    def _user(self, r: Record, obj: dict[str, Any], units: list[Unit], calls: OpenCalls) -> None:
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         fixed: tuple[str, str] | None = None
@@ -243,10 +244,21 @@ class ClaudeCodeFormat(JsonlFormat):
                 role, kind = fixed or user_text_kind(plain(value) or "")
                 _add(units, make_unit(r, value, role, kind))
             elif btype == "tool_result":
-                _add(units, tool_result_unit(r, block.get("content")))
+                _add(
+                    units,
+                    calls.answered(
+                        plain(block.get("tool_use_id")), tool_result_unit(r, block.get("content"))
+                    ),
+                )
 
     def _assistant(
-        self, r: Record, obj: dict[str, Any], units: list[Unit], info: SessionInfo, usage_seen: set[str]
+        self,
+        r: Record,
+        obj: dict[str, Any],
+        units: list[Unit],
+        info: SessionInfo,
+        usage_seen: set[str],
+        calls: OpenCalls,
     ) -> None:
         message = obj.get("message")
         if not isinstance(message, dict):
@@ -278,7 +290,9 @@ class ClaudeCodeFormat(JsonlFormat):
             elif btype == "tool_use":
                 name = block.get("name")
                 text = tool_call_text(plain(name) or "tool", block.get("input"))
-                _add(units, make_unit(r, name, "assistant", "tool_call", text=text))
+                unit = make_unit(r, name, "assistant", "tool_call", text=text)
+                calls.opened(plain(block.get("id")), unit)
+                _add(units, unit)
 
 
 def tool_result_unit(r: Record, inner: Any) -> Unit | None:

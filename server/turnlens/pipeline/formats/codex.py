@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Problem, SessionInfo
+from turnlens.pipeline.formats.base import OpenCalls, Problem, SessionInfo
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
 from turnlens.pipeline.formats.jsonspan import JStr, decoded_json, plain
@@ -94,6 +94,7 @@ class _Turn:
         self.effort: str | None = None
         self.pending: list[Unit] = []  # units held back until the turn's effort is known
         self._unmatched: dict[tuple[str, str], str] = {}  # text counted → where it came from
+        self.calls = OpenCalls()  # calls waiting for their output, by call_id
 
     def first(self, role: str, text: str, source: str) -> bool:
         """False for the echo of a text already counted from the other source (item or event)."""
@@ -276,6 +277,7 @@ class CodexFormat(JsonlFormat):
                 "tool_call",
                 text=tool_call_text(plain(name) or "tool", decoded_json(args)),
             )
+            turn.calls.opened(plain(item.get("call_id")), unit)
             if unit is not None:
                 yield unit
         elif itype == "local_shell_call":
@@ -284,6 +286,7 @@ class CodexFormat(JsonlFormat):
             words = [plain(w) or "" for w in command] if isinstance(command, list) else []
             anchor = command[0] if isinstance(command, list) and command else None
             unit = make_unit(r, anchor, "assistant", "tool_call", text=f"shell: {' '.join(words)}")
+            turn.calls.opened(plain(item.get("call_id")), unit)
             if unit is not None:
                 yield unit
         elif itype == "web_search_call":
@@ -291,7 +294,9 @@ class CodexFormat(JsonlFormat):
             if unit is not None:
                 yield unit
         elif itype in ("function_call_output", "custom_tool_call_output"):
-            yield from _outputs(r, item.get("output"))
+            call_id = plain(item.get("call_id"))
+            for unit in _outputs(r, item.get("output")):
+                yield turn.calls.answered(call_id, unit) or unit
         elif itype not in _QUIET_ITEMS and itype is not None and itype not in unknown:
             unknown.add(itype)
             problems.append(Problem(r.line, f"unknown response item {itype!r} passed over", "info"))

@@ -93,12 +93,16 @@ def message_units(msg: Any, make: Any, report: Any) -> Iterator[Unit]:
                 continue
             name = call.get("name")
             text = tool_call_text(plain(name) or "tool", call.get("args"))
-            yield from _some(make(name, "assistant", "tool_call", text))
+            asked = make(name, "assistant", "tool_call", text)
+            yield from _some(asked)
             outputs = list(_results(call.get("result")))
             if not outputs and isinstance(call.get("resultDisplay"), (JStr, str)):
                 outputs = [call["resultDisplay"]]
             for output in outputs:
-                yield from _some(make(output, "tool", "tool_result", None))
+                result = make(output, "tool", "tool_result", None)
+                if result is not None and asked is not None:  # the result is read with its call
+                    result = result._replace(call=asked.text)
+                yield from _some(result)
     elif mtype in ("info", "error", "warning"):
         for value, _ in _text_parts(content):
             yield from _some(make(value, "system", "system", None))

@@ -186,7 +186,7 @@ def _make_units(text: str, chunks: list[tuple[int, int, str]]) -> list[Unit]:
             pin, ignored = d.pin, d.ignore or file_ignored
         else:
             pin, ignored = None, file_ignored
-        append(make((len(units) + 1, start, end, chunk, pin, ignored, None, None, None, 0, None, None)))
+        append(make((len(units) + 1, start, end, chunk, pin, ignored, None, None, None, 0, None, None, None)))
     return units
 
 
