@@ -64,3 +64,34 @@ def test_system_string_and_a_response_object() -> None:
 def test_other_json_is_refused() -> None:
     with pytest.raises(NotATranscript):
         get_format("anthropic").split('{"model": "claude-x"}', FormatOptions())
+
+
+def test_a_tool_result_is_read_with_its_call() -> None:
+    messages = [
+        {"role": "user", "content": "Why does the build fail?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "tu1", "name": "bash", "input": {"command": "cat build.log"}},
+                {"type": "tool_use", "id": "tu2", "name": "bash", "input": {"command": "npm run build"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "tu2", "content": "Build failed: 1 error"},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "tu1",
+                    "content": [{"type": "text", "text": "line 1"}],
+                },
+                {"type": "tool_result", "tool_use_id": "tu9", "content": "no call"},
+            ],
+        },
+    ]
+    units = get_format("anthropic").split(json.dumps({"messages": messages}), FormatOptions()).units
+    assert [(u.text, u.call) for u in units if u.kind == "tool_result"] == [
+        ("Build failed: 1 error", "bash: npm run build"),
+        ("line 1", "bash: cat build.log"),
+        ("no call", None),
+    ]

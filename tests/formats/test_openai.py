@@ -114,3 +114,26 @@ def test_openai_reads_jsonl_when_given_lines() -> None:
 def test_json_that_holds_no_chat_is_refused(doc: str) -> None:
     with pytest.raises(NotATranscript, match="not a transcript"):
         get_format("openai").split(doc, FormatOptions())
+
+
+def test_a_tool_message_is_read_with_its_call() -> None:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "shell", "arguments": json.dumps({"command": "ls src"})},
+    }
+    messages = [
+        {"role": "user", "content": "What is in src?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "app.py\nutil.py"},
+        {"role": "tool", "tool_call_id": "call_x", "content": "stray"},
+    ]
+    for fmt, text in (
+        ("openai", json.dumps({"messages": messages})),
+        ("openai-jsonl", json.dumps({"messages": messages}) + "\n"),
+    ):
+        units = get_format(fmt).split(text, FormatOptions()).units
+        assert [(u.text, u.call) for u in units if u.kind == "tool_result"] == [
+            ("app.py\nutil.py", "shell: ls src"),
+            ("stray", None),
+        ], fmt

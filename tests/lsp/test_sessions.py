@@ -212,3 +212,22 @@ async def test_a_tool_result_is_shown_with_its_calls_evidence(client: LanguageCl
     # the script's output is the text's to decide, as it is without a call: here a spec
     alone = classify_unit(POLICY, "tool_result").task_class
     assert got["python"] == alone == "spec"
+    # the hover says why: what the call ran, and the classes it leaves
+    cat = results[2]
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=cat.range.start)
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "**Kind:** tool\\_result — its call ran cat: a file printed is a file's content → code" in (
+        hover.contents.value
+    )
+    script = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=results[1].range.start
+        )
+    )
+    assert script is not None and isinstance(script.contents, types.MarkupContent)
+    assert (
+        "a tool result is machine traffic, not conversation → spec, code, review, context"
+        in script.contents.value
+    )

@@ -198,13 +198,14 @@ _GIT_CODE: Final = frozenset({"diff", "show"})
 _GIT_SEARCH: Final = frozenset({"grep"})
 
 _WORDS_MAX = 4096  # characters of a command read
+_CALL_MAX = 65536  # characters of a call parsed to find its command (a longer one is not read)
 
 
 def command_of(call: str) -> str | None:
     """The command line a shell call ran (`Bash: {"command": "…"}`, Codex's `["bash", "-lc", "…"]`
     and JavaScript `exec` cells, a plain `Bash: ls -la`), else None."""
     name, sep, rest = call.partition(":")
-    if not sep:
+    if not sep or len(rest) > _CALL_MAX:
         return None
     rest = rest.strip()
     if name.strip().lower() == "exec" and not rest.startswith("{"):
@@ -305,47 +306,71 @@ def _after_options(words: list[str]) -> str | None:
     return None
 
 
-def command_classes(words: list[str]) -> tuple[str, ...] | None:
-    """The class of what the command prints, where the program says it; else None."""
+# what each settled class says about a result, for the views' "why"
+_PRINTED = "a file printed is a file's content"
+_LISTED = "a listing or a search is context"
+_VERDICT_SAYS = "a test, lint, build or type-check run gives a verdict"
+_DIFF = "a diff is code"
+_CHAT = "its output is chatter"
+# evidence: the classes a result may take, and why (for the views)
+Evidence = tuple[tuple[str, ...], str]
+
+
+def command_evidence(words: list[str]) -> Evidence | None:
+    """The class of what the command prints and why, where the program says it; else None."""
     if not words:
         return None
     program = words[0]
     if program in _PRINT:
-        return ("code",)
-    if program in _LIST or (program == "rg" and "--files" in words):
-        return ("context",)
-    if program in _SEARCH:
-        return ("context",)
+        return ("code",), _PRINTED
+    if program in _LIST or program in _SEARCH:
+        return ("context",), _LISTED
     if program in _VERDICT:
-        return ("review",)
+        return ("review",), _VERDICT_SAYS
     if program == "git":
         sub = _after_options(words)
         if sub in _GIT_CODE:
-            return ("code",)
+            return ("code",), _DIFF
         if sub == "ls-files" or sub in _GIT_SEARCH:
-            return ("context",)
-        return ("context",) if sub is not None else None
+            return ("context",), _LISTED
+        return (("context",), "git's report is context") if sub is not None else None
     subs = _VERDICT_SUB.get(program)
     if subs is not None:
         sub = _after_options(words)
-        return ("review",) if sub in subs else None
+        return (("review",), _VERDICT_SAYS) if sub in subs else None
     if program in _CHATTER:
-        return ("context",)
+        return ("context",), _CHAT
     return None
 
 
-def call_result_classes(call: str | None, tool: str | None) -> tuple[str, ...] | None:
+def command_classes(words: list[str]) -> tuple[str, ...] | None:
+    """The class of what the command prints, where the program says it; else None."""
+    found = command_evidence(words)
+    return found[0] if found is not None else None
+
+
+def call_evidence(call: str | None, tool: str | None) -> Evidence | None:
     """The classes a tool result may take given the call that produced it (`tool`: the call's
-    tool, lower-cased, as `turnlens.core.kinds.tool_name` reads it), else None."""
+    tool, lower-cased, as `turnlens.core.kinds.tool_name` reads it), and why; else None."""
     if call is None or tool is None:
         return None
     if tool in _READ_TOOLS:
-        return ("code",)
+        return ("code",), f"its call reads a file ({tool}): a file's content is code"
     if tool in _LIST_TOOLS:
-        return ("context",)
+        return ("context",), f"its call lists files ({tool}): a listing is context"
     if tool in _WEB_TOOLS:
-        return ("context",)
+        return ("context",), f"its call fetches from the web ({tool}): fetched text is context"
     if tool not in SHELL_TOOLS:
         return None
     command = command_of(call)
-    return command_classes(main_command(command)) if command else None
+    words = main_command(command) if command else []
+    found = command_evidence(words)
+    if found is None:
+        return None
+    return found[0], f"its call ran {words[0]}: {found[1]}"
+
+
+def call_result_classes(call: str | None, tool: str | None) -> tuple[str, ...] | None:
+    """The classes a tool result may take given the call that produced it, else None."""
+    found = call_evidence(call, tool)
+    return found[0] if found is not None else None

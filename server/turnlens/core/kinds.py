@@ -14,7 +14,7 @@ import json
 import re
 from typing import Final
 
-from turnlens.core.commands import SHELL_TOOLS, call_result_classes
+from turnlens.core.commands import SHELL_TOOLS, Evidence, call_evidence
 from turnlens.core.prebuilt import compile_re
 
 # not conversation: machine traffic and text nobody in the thread wrote to the others
@@ -243,14 +243,14 @@ def _is_table(lines: list[str]) -> bool:
     return any(_TABLE_RULE.match(_SGR.sub("", line)) is not None for line in lines[1:3])
 
 
-def result_classes(text: str) -> tuple[str, ...] | None:
+def result_evidence(text: str) -> Evidence | None:
     """The class a tool result's shape settles (a numbered file, a listing, search hits, a
-    tool's acknowledgement or error, a search's count, a command that printed nothing), else
-    None. A shell tool's envelope is read past."""
+    tool's acknowledgement or error, a search's count, a command that printed nothing) and
+    why, else None. A shell tool's envelope is read past."""
     if _TOOL_ERROR.match(text):
-        return ("code",)
+        return ("code",), "a tool's own error is code"
     if _NOTHING_FOUND.match(text) or _FOUND.match(text):
-        return ("context",)  # what a search found, or that it found nothing
+        return ("context",), "a search's count and hits are context"
     envelope = _ENVELOPE.match(text)
     start = envelope.end() if envelope is not None else 0
     head = text[start:][:_SHAPE_HEAD]
@@ -258,21 +258,27 @@ def result_classes(text: str) -> tuple[str, ...] | None:
     if truncated is not None:
         head = head[truncated.end() :]
     if _FRONT_MATTER.match(head):
-        return ("code",)  # a file's content
+        return ("code",), "a file printed with its front matter is a file's content: code"
     lines = [line for line in head.split("\n") if line.strip()]
     if envelope is not None and not lines:
-        return ("context", "review")  # nothing printed: chatter, or a silent verdict
+        return ("context", "review"), "the command printed nothing: chatter, or a silent verdict"
     if len(text) <= _SHAPE_HEAD and _ACK.match(text):
-        return ("context",)
+        return ("context",), "the tool's acknowledgement is context"
     if envelope is not None and len(lines) == 1 and _ONE_PATH.match(lines[0]):
-        return ("context",)  # the one path a command printed
+        return ("context",), "the one path a command printed is context"
     if len(lines) < 2:
         return None
     if _share(_NUMBERED_LINE, lines):
-        return ("code",)
+        return ("code",), "a numbered file (a read tool's output) is a file's content: code"
     if any(_share(p, lines) for p in (_LISTED_LINE, _PATH_LINE, _HIT_LINE)) or _is_table(lines):
-        return ("context",)
+        return ("context",), "a listing or search hits are context"
     return None
+
+
+def result_classes(text: str) -> tuple[str, ...] | None:
+    """The class a tool result's shape settles, else None (`result_evidence` without the why)."""
+    found = result_evidence(text)
+    return found[0] if found is not None else None
 
 
 def _call_args(text: str) -> dict[str, object] | None:
@@ -300,40 +306,68 @@ def _lookup_classes(text: str) -> tuple[str, ...]:
     return ("code", "context")
 
 
-def allowed_classes(kind: str | None, text: str, call: str | None = None) -> tuple[str, ...] | None:
-    """The classes a unit of `kind` may take (None: any class, as for a conversation turn).
-    `call`: for a tool result, the text of the call that produced it, where the reader knows
-    it (`Unit.call`): what the call ran settles what the result is when its shape does not."""
+# why a kind's classes are what they are, when nothing narrows them further
+_KIND_WHY: Final = {
+    "tool_call": "a tool call is machine traffic, not conversation",
+    "tool_result": "a tool result is machine traffic, not conversation",
+    "thinking": "the agent's thinking is not conversation",
+    "injected": "text the client added is not conversation",
+    "system": "a system text is not conversation",
+    "summary": "a summary is not conversation",
+    "command": "a command a person ran is code",
+    "reply": "the agent's own message: the person decides, in a prompt",
+}
+
+
+def kind_evidence(
+    kind: str | None, text: str, call: str | None = None
+) -> tuple[tuple[str, ...] | None, str | None]:
+    """The classes a unit of `kind` may take (None: any class, as for a conversation turn) and
+    why, for the views. `call`: for a tool result, the text of the call that produced it, where
+    the reader knows it (`Unit.call`): what the call ran settles what the result is when its
+    shape does not."""
     if kind is None:
-        return None
+        return None, None
     allowed = KIND_CLASSES.get(kind)
+    why = _KIND_WHY.get(kind)
     if kind == "tool_result":
-        settled = result_classes(text)
+        settled = result_evidence(text)
         if settled is None and call is not None:
-            settled = call_result_classes(call, tool_name(call))
+            settled = call_evidence(call, tool_name(call))
             # a command that failed printed its error, not what it prints (a failed test run's
             # output is still its verdict)
-            if settled is not None and settled != ("review",) and _failed(text):
+            if settled is not None and settled[0] != ("review",) and _failed(text):
                 settled = None
-        return settled or allowed
+        return settled if settled is not None else (allowed, why)
     if kind == "injected" and _INTERRUPTED.match(text):
-        return ("context",)
+        return ("context",), "the client's interruption notice is context"
     if kind in ("system", "injected") and _CLIENT_TEXT.match(text):
-        return ("context",)
+        return ("context",), "the client's standing text is context"
     if kind == "injected" and _CLIENT_NOTICE.match(text) and not _NOTICE_RESULT.search(text, 0, _SHAPE_HEAD):
-        return ("context",)
+        return ("context",), "the client's notice is context"
     if allowed is None or kind != "tool_call":
-        return allowed
+        return allowed, why
     name = tool_name(text)
     if name in _ACTION_TOOLS:
-        return ("code",)
+        return ("code",), f"{name} runs a command or writes a file: code"
     if name in _PLAN_TOOLS:
-        return ("spec",)
+        return ("spec",), f"{name} sets the agent's plan: spec"
     if name in _LOOKUP_TOOLS:
-        return _lookup_classes(text)
+        found = _lookup_classes(text)
+        return found, f"{name} looks something up: " + (
+            "context" if found == ("context",) else "context or code"
+        )
     if name in _ASK_TOOLS:
-        return ("context",)
+        return ("context",), f"{name} asks the person: context"
     if name in _STATUS_TOOLS:
         args = _call_args(text)
-        return ("context",) if args is not None and args.keys() <= _STATUS_ARGS else ("spec", "context")
-    return allowed
+        if args is not None and args.keys() <= _STATUS_ARGS:
+            return ("context",), f"{name} only moves a task's status: context"
+        return ("spec", "context"), f"{name} restates a task"
+    return allowed, why
+
+
+def allowed_classes(kind: str | None, text: str, call: str | None = None) -> tuple[str, ...] | None:
+    """The classes a unit of `kind` may take (None: any class, as for a conversation turn);
+    `kind_evidence` without the why."""
+    return kind_evidence(kind, text, call)[0]

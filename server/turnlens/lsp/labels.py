@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from turnlens.core.classify import Classification
 from turnlens.pipeline.analyze import UnitResult
+from turnlens.pipeline.units import Unit
 from turnlens.router.resolve import Route
 
 FROZEN_WORDS = {"true": "frozen", "partial": "partly frozen", "false": "compressible"}
@@ -139,6 +140,8 @@ def hover_text(
     if c.overridden_by:
         fired = ", ".join(st.code(name) for name in c.overridden_by)
         out += [f"Decided by your rules ({fired}): they win over the model.", ""]
+    elif c.engine == "model" and not c.pinned and unit.kind is not None:
+        out += _kind_lines(st, unit)
     if c.engine == "model" and c.probabilities:
         unsure = " — unsure" if c.unsure else ""
         second = c.runner_up()
@@ -191,6 +194,19 @@ def hover_text(
         where = f"{_line(route_first, s.line)}: {st.code(s.text)}" if s.line else st.plain(s.description)
         out.append(st.item(f"{st.number(f'+{s.weight}')} {s.category} — {st.code(s.rule)} — {where}"))
     return "\n".join(out)
+
+
+def _kind_lines(st: _Style, unit: Unit) -> list[str]:
+    """What the unit's kind (and, for a tool result, its call) allows, and why: the model
+    answers among those classes (turnlens.core.kinds)."""
+    from turnlens.core.kinds import kind_evidence
+
+    allowed, why = kind_evidence(unit.kind, unit.text, unit.call)
+    if allowed is None or why is None:
+        return []
+    classes = ", ".join(allowed)
+    # the why may name a tool or a program read from the session file: text, not markup
+    return [f"{st.bold('Kind:')} {st.plain(str(unit.kind))} — {st.plain(why)} → {st.plain(classes)}", ""]
 
 
 def _table(st: _Style, head: tuple[str, ...], rows: list[tuple[str, ...]], winner: str) -> list[str]:

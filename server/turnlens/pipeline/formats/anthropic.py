@@ -113,9 +113,13 @@ class AnthropicFormat(JsonDocFormat):
             elif btype in ("tool_use", "server_tool_use"):
                 name = block.get("name")
                 text = tool_call_text(plain(name) or "tool", block.get("input"))
-                yield from _some(doc.unit(name, "assistant", "tool_call", text=text))
+                asked = doc.unit(name, "assistant", "tool_call", text=text)
+                doc.calls.opened(plain(block.get("id")), asked)
+                yield from _some(asked)
             elif btype == "tool_result" or (btype or "").endswith("_tool_result"):
-                yield from _text_units(block.get("content"), "tool", "tool_result", doc)
+                call = doc.calls.take(plain(block.get("tool_use_id")))
+                for unit in _text_units(block.get("content"), "tool", "tool_result", doc):
+                    yield unit if call is None else unit._replace(call=call)
             elif btype not in _QUIET:
                 doc.once(f"block:{btype}", offset_of(block), f"unknown content block {btype!r} passed over")
 

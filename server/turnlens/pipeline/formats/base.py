@@ -233,9 +233,13 @@ class OpenCalls:
             del self._open[next(iter(self._open))]
         self._open[call_id] = unit.text
 
+    def take(self, call_id: str | None) -> str | None:
+        """The text of the call `call_id` names, now answered (None: not known)."""
+        return self._open.pop(call_id, None) if call_id else None
+
     def answered(self, call_id: str | None, unit: Unit | None) -> Unit | None:
         """A result unit read, with its call's id: the unit with its call, where it is known."""
-        call = self._open.pop(call_id, None) if call_id else None
+        call = self.take(call_id)
         return unit if unit is None or call is None else unit._replace(call=call)
 
 

@@ -16,7 +16,15 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Edit, FormatOptions, NotATranscript, Problem, SessionInfo, Split
+from turnlens.pipeline.formats.base import (
+    Edit,
+    FormatOptions,
+    NotATranscript,
+    OpenCalls,
+    Problem,
+    SessionInfo,
+    Split,
+)
 from turnlens.pipeline.formats.jsonspan import BOM, JStr, SpanError, TooDeep, loads, loads_spanned, plain
 from turnlens.pipeline.units import Unit
 
@@ -29,6 +37,7 @@ class Doc:
         self.problems: list[Problem] = []
         self._starts: list[int] | None = None
         self._said: set[str] = set()
+        self.calls = OpenCalls()  # tool calls waiting for their results, by id (`Unit.call`)
 
     def line_of(self, offset: int) -> int:
         """1-based line of a document offset."""

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Problem, SessionInfo
+from turnlens.pipeline.formats.base import OpenCalls, Problem, SessionInfo
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsondoc import (
     Doc,
@@ -81,8 +81,9 @@ def _content_values(content: Any) -> Iterator[Any]:
                     yield part.get("refusal")
 
 
-def message_units(msg: Any, make: Make, report: Report) -> Iterator[Unit]:
-    """The units of one chat message, in the order a reader meets them."""
+def message_units(msg: Any, make: Make, report: Report, calls: OpenCalls | None = None) -> Iterator[Unit]:
+    """The units of one chat message, in the order a reader meets them; with `calls`, a tool
+    message is read with the call its `tool_call_id` answers (`Unit.call`)."""
     if not isinstance(msg, dict):
         return
     role_name = plain(msg.get("role")) or ""
@@ -90,6 +91,12 @@ def message_units(msg: Any, make: Make, report: Report) -> Iterator[Unit]:
         report(f"role:{role_name}", f"unknown role {role_name!r} passed over", msg)
         return
     role, kind = _KINDS[role_name]
+    if kind == "tool_result" and calls is not None:
+        call = calls.take(plain(msg.get("tool_call_id")))
+        for value in _content_values(msg.get("content")):
+            unit = make(value, role, kind, None)
+            yield from _some(unit if unit is None or call is None else unit._replace(call=call))
+        return
     if role_name == "assistant":
         for field in ("reasoning_content", "reasoning"):
             yield from _some(make(msg.get(field), "assistant", "thinking", None))
@@ -98,16 +105,26 @@ def message_units(msg: Any, make: Make, report: Report) -> Iterator[Unit]:
     if role_name != "assistant":
         return
     yield from _some(make(msg.get("refusal"), "assistant", "reply", None))
-    calls = msg.get("tool_calls")
+    calls_made = msg.get("tool_calls")
     legacy = msg.get("function_call")
-    functions = [c.get("function") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    functions = (
+        [c.get("function") for c in calls_made if isinstance(c, dict)] if isinstance(calls_made, list) else []
+    )
     if isinstance(legacy, dict):
         functions.append(legacy)
-    for fn in functions:
+    ids = (
+        [plain(c.get("id")) for c in calls_made if isinstance(c, dict)]
+        if isinstance(calls_made, list)
+        else []
+    )
+    for n, fn in enumerate(functions):
         if isinstance(fn, dict):
             name = fn.get("name")
             text = tool_call_text(plain(name) or "tool", decoded_json(fn.get("arguments")))
-            yield from _some(make(name, "assistant", "tool_call", text))
+            unit = make(name, "assistant", "tool_call", text)
+            if calls is not None and n < len(ids):
+                calls.opened(ids[n], unit)
+            yield from _some(unit)
 
 
 def _some(unit: Unit | None) -> Iterator[Unit]:
@@ -185,6 +202,7 @@ class OpenAiJsonlFormat(JsonlFormat):
     ) -> Iterator[Unit]:
         previous: list[tuple[str, str]] = []  # the last request's conversation, reply included
         said: set[str] = set()
+        calls = OpenCalls()
         for r in records:
             found = conversation(r.obj)
             if found is None:
@@ -206,7 +224,7 @@ class OpenAiJsonlFormat(JsonlFormat):
                     problems.append(Problem(r.line, message, "info"))
 
             for msg in sent[skip:] + answered:
-                yield from message_units(msg, make, report)
+                yield from message_units(msg, make, report, calls)
 
 
 _MESSAGES_HEAD = re.compile(r'"messages"\s*:\s*\[\s*\{')
@@ -244,7 +262,7 @@ class OpenAiFormat(JsonDocFormat):
             doc.once(key, offset_of(value), message)
 
         for msg in sent + answered:
-            yield from message_units(msg, make, report)
+            yield from message_units(msg, make, report, doc.calls)
 
 
 OPENAI_JSONL = OpenAiJsonlFormat()
