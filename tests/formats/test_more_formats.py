@@ -74,6 +74,8 @@ def test_copilot_cli_events() -> None:
     )  # not transformedContent
     assert r.units[4].text == "view: /home/li/api/src/routes.ts"
     check_spans(r, anchors={5: "view", 7: "bash"})
+    # each result is read with the call its toolCallId answers
+    assert [u.call for u in r.units if u.kind == "tool_result"] == [r.units[4].text, r.units[6].text]
     info = r.split.info
     assert info is not None
     assert info.session_id == "5b1f0c2e-93d4-4a8e-b7f1-0e2d3c4b5a69"

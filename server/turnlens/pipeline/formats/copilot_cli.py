@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from turnlens.pipeline.formats.base import Problem, SessionInfo
+from turnlens.pipeline.formats.base import OpenCalls, Problem, SessionInfo
 from turnlens.pipeline.formats.claude_code import tool_call_text
 from turnlens.pipeline.formats.jsonl import JsonlFormat, Record, first_json_lines, make_unit
 from turnlens.pipeline.formats.jsonspan import decoded_json, plain
@@ -79,6 +79,7 @@ class CopilotCliFormat(JsonlFormat):
     ) -> Iterator[Unit]:
         info = info if info is not None else SessionInfo()
         requested: set[str] = set()  # tool calls already read from a message's toolRequests
+        calls = OpenCalls()  # calls waiting for their results, by toolCallId
         unknown: set[str] = set()
         for r in records:
             obj = r.obj
@@ -105,12 +106,16 @@ class CopilotCliFormat(JsonlFormat):
                         call_id = plain(request.get("toolCallId"))
                         if call_id:
                             requested.add(call_id)
-                        units.append(_call(r, request.get("name"), request.get("arguments")))
+                        asked = _call(r, request.get("name"), request.get("arguments"))
+                        calls.opened(call_id, asked)
+                        units.append(asked)
             elif etype == "assistant.reasoning":
                 units.append(make_unit(r, data.get("content"), "assistant", "thinking"))
             elif etype == "tool.execution_start":
                 if plain(data.get("toolCallId")) not in requested:
-                    units.append(_call(r, data.get("toolName"), data.get("arguments")))
+                    asked = _call(r, data.get("toolName"), data.get("arguments"))
+                    calls.opened(plain(data.get("toolCallId")), asked)
+                    units.append(asked)
             elif etype == "tool.execution_complete":
                 info.see_model(plain(data.get("model")))
                 result = data.get("result")
@@ -118,7 +123,9 @@ class CopilotCliFormat(JsonlFormat):
                 value = result.get("content") if isinstance(result, dict) else None
                 if value is None and isinstance(error, dict):
                     value = error.get("message")
-                units.append(make_unit(r, value, "tool", "tool_result"))
+                units.append(
+                    calls.answered(plain(data.get("toolCallId")), make_unit(r, value, "tool", "tool_result"))
+                )
             elif etype in ("session.info", "session.error", "session.warning"):
                 units.append(make_unit(r, data.get("message"), "system", "system"))
             elif etype == "assistant.usage":
