@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from turnlens.core.commands import call_result_classes, command_classes, command_of, main_command
+from turnlens.core.commands import Evidence, call_evidence, command_evidence, command_of, main_command
 from turnlens.core.kinds import tool_name
+
+
+def _classes(found: Evidence | None) -> tuple[str, ...] | None:
+    """The classes of some evidence (its why left out)."""
+    return found[0] if found is not None else None
 
 
 @pytest.mark.parametrize(
@@ -72,7 +77,7 @@ def test_the_command_that_matters(command: str, program: list[str]) -> None:
     ],
 )
 def test_what_a_commands_output_is(command: str, classes: tuple[str, ...] | None) -> None:
-    assert command_classes(main_command(command)) == classes
+    assert _classes(command_evidence(main_command(command))) == classes
 
 
 @pytest.mark.parametrize(
@@ -90,5 +95,5 @@ def test_what_a_commands_output_is(command: str, classes: tuple[str, ...] | None
     ],
 )
 def test_a_results_call_settles_its_class(call: str, classes: tuple[str, ...] | None) -> None:
-    assert call_result_classes(call, tool_name(call)) == classes
-    assert call_result_classes(None, None) is None
+    assert _classes(call_evidence(call, tool_name(call))) == classes
+    assert call_evidence(None, None) is None

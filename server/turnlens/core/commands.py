@@ -201,6 +201,20 @@ _WORDS_MAX = 4096  # characters of a command read
 _CALL_MAX = 65536  # characters of a call parsed to find its command (a longer one is not read)
 
 
+def call_args(call: str) -> dict[str, object] | None:
+    """The arguments of a call the session readers write as `Tool: {json}`: None when they are
+    not a JSON object, or when the call is over `_CALL_MAX` characters (not read)."""
+    _name, sep, rest = call.partition(":")
+    rest = rest.strip()
+    if not sep or not rest.startswith("{") or len(rest) > _CALL_MAX:
+        return None
+    try:
+        args = json.loads(rest)
+    except ValueError:
+        return None
+    return args if isinstance(args, dict) else None
+
+
 def command_of(call: str) -> str | None:
     """The command line a shell call ran (`Bash: {"command": "…"}`, Codex's `["bash", "-lc", "…"]`
     and JavaScript `exec` cells, a plain `Bash: ls -la`), else None."""
@@ -219,11 +233,8 @@ def command_of(call: str) -> str | None:
         return found if isinstance(found, str) else None
     if not rest.startswith("{"):
         return rest or None
-    try:
-        args = json.loads(rest)
-    except ValueError:
-        return None
-    if not isinstance(args, dict):
+    args = call_args(call)
+    if args is None:
         return None
     command = args.get("command", args.get("cmd"))
     if isinstance(command, list) and all(isinstance(w, str) for w in command):
@@ -343,12 +354,6 @@ def command_evidence(words: list[str]) -> Evidence | None:
     return None
 
 
-def command_classes(words: list[str]) -> tuple[str, ...] | None:
-    """The class of what the command prints, where the program says it; else None."""
-    found = command_evidence(words)
-    return found[0] if found is not None else None
-
-
 def call_evidence(call: str | None, tool: str | None) -> Evidence | None:
     """The classes a tool result may take given the call that produced it (`tool`: the call's
     tool, lower-cased, as `turnlens.core.kinds.tool_name` reads it), and why; else None."""
@@ -368,9 +373,3 @@ def call_evidence(call: str | None, tool: str | None) -> Evidence | None:
     if found is None:
         return None
     return found[0], f"its call ran {words[0]}: {found[1]}"
-
-
-def call_result_classes(call: str | None, tool: str | None) -> tuple[str, ...] | None:
-    """The classes a tool result may take given the call that produced it, else None."""
-    found = call_evidence(call, tool)
-    return found[0] if found is not None else None

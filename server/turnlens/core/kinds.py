@@ -10,10 +10,9 @@ the turns of threads and plain text keep every class.
 
 from __future__ import annotations
 
-import json
 from typing import Final
 
-from turnlens.core.commands import SHELL_TOOLS, call_evidence
+from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence
 from turnlens.core.prebuilt import compile_re
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -145,26 +144,14 @@ _CLIENT_NOTICE = compile_re(r"\A\s*+<(?:task-notification|local-command-caveat|i
 _NOTICE_RESULT = compile_re(r"<result>")
 
 
-def _call_args(text: str) -> dict[str, object] | None:
-    """The arguments of a call the readers write as `Tool: {json}` (None when they are not a
-    JSON object on one line)."""
-    _name, sep, rest = text.partition(": ")
-    rest = rest.strip()
-    if not sep or "\n" in rest or not rest.startswith("{") or len(rest) > SHAPE_HEAD:
-        return None
-    try:
-        args = json.loads(rest)
-    except ValueError:
-        return None
-    return args if isinstance(args, dict) else None
-
-
 def _lookup_classes(text: str) -> tuple[str, ...]:
     """A look-up call's classes: a path, a pattern or a query alone (the call on one line, each
     argument one line) is context; a call that pastes text (a snippet to find) may be code."""
     if "\n" in text.strip():
         return ("code", "context")
-    args = _call_args(text) if text.partition(":")[2].strip().startswith("{") else {}
+    if not text.partition(":")[2].strip().startswith("{"):
+        return ("context",)  # a path or a query as written
+    args = call_args(text)
     if args is not None and all(not isinstance(v, str) or "\n" not in v for v in args.values()):
         return ("context",)
     return ("code", "context")
@@ -224,7 +211,7 @@ def kind_evidence(
     if name in _ASK_TOOLS:
         return ("context",), f"{name} asks the person: context"
     if name in _STATUS_TOOLS:
-        args = _call_args(text)
+        args = call_args(text)
         if args is not None and args.keys() <= _STATUS_ARGS:
             return ("context",), f"{name} only moves a task's status: context"
         return ("spec", "context"), f"{name} restates a task"

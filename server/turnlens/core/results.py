@@ -146,9 +146,3 @@ def result_evidence(text: str) -> Evidence | None:
     if any(_share(p, lines) for p in (_LISTED_LINE, _PATH_LINE, _HIT_LINE)) or _is_table(lines):
         return ("context",), "a listing or search hits are context"
     return None
-
-
-def result_classes(text: str) -> tuple[str, ...] | None:
-    """The class a tool result's shape settles, else None (`result_evidence` without the why)."""
-    found = result_evidence(text)
-    return found[0] if found is not None else None

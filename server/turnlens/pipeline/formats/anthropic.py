@@ -117,9 +117,8 @@ class AnthropicFormat(JsonDocFormat):
                 doc.calls.opened(plain(block.get("id")), asked)
                 yield from _some(asked)
             elif btype == "tool_result" or (btype or "").endswith("_tool_result"):
-                call = doc.calls.take(plain(block.get("tool_use_id")))
-                for unit in _text_units(block.get("content"), "tool", "tool_result", doc):
-                    yield unit if call is None else unit._replace(call=call)
+                units = _text_units(block.get("content"), "tool", "tool_result", doc)
+                yield from doc.calls.answered(plain(block.get("tool_use_id")), units)
             elif btype not in _QUIET:
                 doc.once(f"block:{btype}", offset_of(block), f"unknown content block {btype!r} passed over")
 

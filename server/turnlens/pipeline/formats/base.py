@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -215,7 +216,7 @@ class Split(MutableRecord):
 
 class OpenCalls:
     """The tool calls of a session still waiting for their results, by the id the file gives
-    them (Claude Code's `tool_use_id`, Codex's `call_id`): a result is read with its call as
+    them (Claude Code's `tool_use_id`, Codex's `call_id`, OpenAI's `tool_call_id`…): a result is read with its call as
     evidence for its class (`Unit.call`, turnlens.core.kinds). Bounded: a call never answered
     is forgotten once `LIMIT` newer ones wait."""
 
@@ -233,14 +234,13 @@ class OpenCalls:
             del self._open[next(iter(self._open))]
         self._open[call_id] = unit.text
 
-    def take(self, call_id: str | None) -> str | None:
-        """The text of the call `call_id` names, now answered (None: not known)."""
-        return self._open.pop(call_id, None) if call_id else None
-
-    def answered(self, call_id: str | None, unit: Unit | None) -> Unit | None:
-        """A result unit read, with its call's id: the unit with its call, where it is known."""
-        call = self.take(call_id)
-        return unit if unit is None or call is None else unit._replace(call=call)
+    def answered(self, call_id: str | None, units: Iterable[Unit | None]) -> Iterator[Unit]:
+        """The units of one result (a result may come in several), with the id of the call it
+        answers: each with its call where it is known."""
+        call = self._open.pop(call_id, None) if call_id else None
+        for unit in units:
+            if unit is not None:
+                yield unit if call is None else unit._replace(call=call)
 
 
 class Format(Protocol):

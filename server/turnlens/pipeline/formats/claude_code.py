@@ -244,12 +244,8 @@ class ClaudeCodeFormat(JsonlFormat):
                 role, kind = fixed or user_text_kind(plain(value) or "")
                 _add(units, make_unit(r, value, role, kind))
             elif btype == "tool_result":
-                _add(
-                    units,
-                    calls.answered(
-                        plain(block.get("tool_use_id")), tool_result_unit(r, block.get("content"))
-                    ),
-                )
+                result = tool_result_unit(r, block.get("content"))
+                units.extend(calls.answered(plain(block.get("tool_use_id")), [result]))
 
     def _assistant(
         self,

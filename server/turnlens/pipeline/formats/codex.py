@@ -294,9 +294,7 @@ class CodexFormat(JsonlFormat):
             if unit is not None:
                 yield unit
         elif itype in ("function_call_output", "custom_tool_call_output"):
-            call_id = plain(item.get("call_id"))
-            for unit in _outputs(r, item.get("output")):
-                yield turn.calls.answered(call_id, unit) or unit
+            yield from turn.calls.answered(plain(item.get("call_id")), _outputs(r, item.get("output")))
         elif itype not in _QUIET_ITEMS and itype is not None and itype not in unknown:
             unknown.add(itype)
             problems.append(Problem(r.line, f"unknown response item {itype!r} passed over", "info"))

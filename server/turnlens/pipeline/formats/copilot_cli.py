@@ -123,9 +123,8 @@ class CopilotCliFormat(JsonlFormat):
                 value = result.get("content") if isinstance(result, dict) else None
                 if value is None and isinstance(error, dict):
                     value = error.get("message")
-                units.append(
-                    calls.answered(plain(data.get("toolCallId")), make_unit(r, value, "tool", "tool_result"))
-                )
+                result = make_unit(r, value, "tool", "tool_result")
+                units.extend(calls.answered(plain(data.get("toolCallId")), [result]))
             elif etype in ("session.info", "session.error", "session.warning"):
                 units.append(make_unit(r, data.get("message"), "system", "system"))
             elif etype == "assistant.usage":

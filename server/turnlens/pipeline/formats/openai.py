@@ -92,10 +92,8 @@ def message_units(msg: Any, make: Make, report: Report, calls: OpenCalls | None 
         return
     role, kind = _KINDS[role_name]
     if kind == "tool_result" and calls is not None:
-        call = calls.take(plain(msg.get("tool_call_id")))
-        for value in _content_values(msg.get("content")):
-            unit = make(value, role, kind, None)
-            yield from _some(unit if unit is None or call is None else unit._replace(call=call))
+        units = (make(value, role, kind, None) for value in _content_values(msg.get("content")))
+        yield from calls.answered(plain(msg.get("tool_call_id")), units)
         return
     if role_name == "assistant":
         for field in ("reasoning_content", "reasoning"):
@@ -105,25 +103,23 @@ def message_units(msg: Any, make: Make, report: Report, calls: OpenCalls | None 
     if role_name != "assistant":
         return
     yield from _some(make(msg.get("refusal"), "assistant", "reply", None))
-    calls_made = msg.get("tool_calls")
+    made = msg.get("tool_calls")
     legacy = msg.get("function_call")
+    # (the function called, the call's id): a legacy function_call has none
     functions = (
-        [c.get("function") for c in calls_made if isinstance(c, dict)] if isinstance(calls_made, list) else []
-    )
-    if isinstance(legacy, dict):
-        functions.append(legacy)
-    ids = (
-        [plain(c.get("id")) for c in calls_made if isinstance(c, dict)]
-        if isinstance(calls_made, list)
+        [(c.get("function"), plain(c.get("id"))) for c in made if isinstance(c, dict)]
+        if isinstance(made, list)
         else []
     )
-    for n, fn in enumerate(functions):
+    if isinstance(legacy, dict):
+        functions.append((legacy, None))
+    for fn, call_id in functions:
         if isinstance(fn, dict):
             name = fn.get("name")
             text = tool_call_text(plain(name) or "tool", decoded_json(fn.get("arguments")))
             unit = make(name, "assistant", "tool_call", text)
-            if calls is not None and n < len(ids):
-                calls.opened(ids[n], unit)
+            if calls is not None:
+                calls.opened(call_id, unit)
             yield from _some(unit)
 
 
