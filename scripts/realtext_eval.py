@@ -56,7 +56,7 @@ from turnlens.learn.metrics import Outcome, format_summary, summarize
 
 REPO = Path(__file__).resolve().parents[1]
 REFS = REPO / "tests" / "data" / "realtext"
-SETS = ("dev-turns", "dev-prompts", "units", "prompt-classes", "claude-units", "agent-units")
+SETS = ("dev-turns", "dev-threads", "dev-prompts", "units", "prompt-classes", "claude-units", "agent-units")
 # the classes a compaction keeps word for word (decision, spec: the classes' own data)
 FROZEN = tuple(frozen_classes())
 # rows bigger than this are not real turns of a thread; a cache file is read in full
@@ -85,6 +85,9 @@ class Item:
     hard: bool = False
     kind: str | None = None
     genre: str = ""
+    # a second reader's label, where the set has one (`label2`): the rows both readers agree on
+    # say how much of a miss is the model's and how much the guide leaves open
+    label2: str | None = None
     # a tool result's call as the session reader pairs them (`Unit.call`), where the cache has it
     call: str | None = None
 
@@ -173,6 +176,7 @@ def load_set(name: str, refs_dir: Path, cache: Path) -> Loaded:
                 kind=str(kind) if kind else None,
                 genre=str(ref.get("genre") or ""),
                 call=calls.get(rid),
+                label2=str(ref["label2"]).strip().lower() if ref.get("label2") else None,
             )
         )
     return out
@@ -181,7 +185,7 @@ def load_set(name: str, refs_dir: Path, cache: Path) -> Loaded:
 def make_refs(name: str, refs_dir: Path, cache: Path) -> int:
     """Refs for set `name` from the cache's own rows (local use); returns how many."""
     rows = _jsonl(cache / f"{name}.jsonl")
-    keep = ("id", "label", "lang", "source", "genre", "hard", "kind")
+    keep = ("id", "label", "lang", "source", "genre", "hard", "kind", "label2")
     refs = []
     for row in rows:
         text = row.get("text")
@@ -227,6 +231,13 @@ def _result(
     summary["engine"] = name
     summary["accuracy_not_hard"] = sum(o.label == o.got for o in easy) / len(easy) if easy else 0.0
     summary["n_not_hard"] = len(easy)
+    second = [(o, it) for o, it in zip(outcomes, items, strict=True) if it.label2 is not None]
+    if second:
+        agreed = [o for o, it in second if it.label2 == it.label]
+        summary["readers_agree"] = len(agreed) / len(second)
+        summary["n_second_reader"] = len(second)
+        summary["accuracy_agreed"] = sum(o.label == o.got for o in agreed) / len(agreed) if agreed else 0.0
+        summary["n_agreed"] = len(agreed)
     summary["misses"] = [
         {"id": it.id, "label": o.label, "got": o.got, "confidence": round(o.confidence, 3), "kind": it.kind}
         for it, o in zip(items, outcomes, strict=True)
@@ -603,6 +614,11 @@ def _report(name: str, loaded: Loaded, results: list[dict[str, Any]], misses: bo
     for r in results:
         out.append(format_summary(r["engine"], r, labels))
         out.append(f"not marked hard: {r['accuracy_not_hard']:.1%} ({r['n_not_hard']})")
+        if "readers_agree" in r:
+            out.append(
+                f"two readers agree on {r['readers_agree']:.1%} of {r['n_second_reader']}; "
+                f"on those {r['n_agreed']}: {r['accuracy_agreed']:.1%}"
+            )
         if "phase_accuracy" in r:
             out.append(f"phase level (what sets the effort): {r['phase_accuracy']:.1%}")
         if "no_route" in r:

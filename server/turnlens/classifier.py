@@ -27,6 +27,7 @@ from turnlens.core.classify import (
     score_many,
 )
 from turnlens.core.engine import Score, score
+from turnlens.core.reasoning import kind_of_text
 from turnlens.core.rules import RulePack, builtin_pack
 
 TYPE_CHECKING = False  # `typing` stays off the one-shot path (see core/record.py)
@@ -206,6 +207,7 @@ def classify(
     if user is not None:
         name, fired = user
         return of_class(name, result, overridden_by=fired)
+    kind = kind if kind is not None else turn_kind(text, model)
     allowed = None
     if kind is not None:
         from turnlens.core.kinds import allowed_classes
@@ -214,6 +216,17 @@ def classify(
     return from_model(
         text, result, model, explain=explain, allowed=allowed, seed=seed_answer(result, pack), kind=kind
     )
+
+
+def _reads_classes(model: Model) -> bool:
+    """Whether `model` answers the task classes (a unit's kind limits those, not router labels)."""
+    return "context" in model.classes and "chitchat" in model.classes
+
+
+def turn_kind(text: str, model: Model) -> str | None:
+    """The kind of a text read without one, as its top shows it (`core.reasoning.kind_of_text`: a
+    turn that opens with an agent's reasoning is its thinking), for a model of the task classes."""
+    return kind_of_text(text) if _reads_classes(model) else None
 
 
 def classify_unit(
@@ -268,12 +281,15 @@ def classify_many(
         predict = _batched(scorer, [texts[i] for i in free], [passes[i] for i in free])
         model = scorer.model
     users = bool(user_rules(pack))
+    classes_model = _reads_classes(model)
     seen: dict[tuple[str, str | None, str | None], Classification] = {}
     out: list[Classification] = []
     new = tuple.__new__
     for i, (text, result) in enumerate(zip(texts, passes, strict=True)):
         pin = pins[i] if pins else None
         kind = kinds[i] if kinds else None
+        if kind is None and pin is None and classes_model:
+            kind = turn_kind(text, model)
         call = calls[i] if calls and kind == "tool_result" else None
         if pin is not None:
             out.append(classify(text, pack, pin=pin, kind=kind))

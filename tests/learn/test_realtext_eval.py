@@ -171,6 +171,27 @@ def test_the_repository_refs_name_labels_and_hashes_only() -> None:
         assert rows and len({r["id"] for r in rows}) == len(rows)
         for r in rows:
             assert r["label"] in labels and len(r["sha256"]) == 64 and "text" not in r
+            assert r.get("label2") is None or r["label2"] in labels
+    # the threads' dev set carries a second reader's label on every row
+    assert all(r.get("label2") for r in mod._jsonl(mod.REFS / "dev-threads.refs.jsonl"))
+
+
+def test_a_second_readers_labels_give_the_rows_both_agree_on(
+    realtext: tuple[ModuleType, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    mod, _, refs = realtext
+    rows = mod._jsonl(refs / "dev-turns.refs.jsonl")
+    second = {"t1": "decision", "t2": "context", "t4": "chitchat"}
+    _write(refs, "dev-turns.refs.jsonl", [{**r, "label2": second.get(r["id"], "spec")} for r in rows])
+    assert mod.main(["dev-turns", "--refs", str(refs), "--json"]) == 0
+    model = json.loads(capsys.readouterr().out)["dev-turns"]["engines"][0]
+    # t1 and t4 agree, t2 does not (t3 and t5 have no text)
+    assert model["n_second_reader"] == 3 and model["n_agreed"] == 2
+    assert model["readers_agree"] == pytest.approx(2 / 3)
+    wrong = {m["id"] for m in model["misses"]}
+    assert model["accuracy_agreed"] == pytest.approx(sum(i not in wrong for i in ("t1", "t4")) / 2)
+    assert mod.main(["dev-turns", "--refs", str(refs)]) == 0
+    assert "two readers agree on 66.7% of 3; on those 2:" in capsys.readouterr().out
 
 
 def test_the_agents_kind_temperature_is_fitted_on_its_units_and_crossfitted() -> None:

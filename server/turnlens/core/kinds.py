@@ -21,7 +21,9 @@ _NOT_SPOKEN: Final = ("spec", "code", "review", "context")
 KIND_CLASSES: Final[dict[str, tuple[str, ...]]] = {
     "tool_call": _NOT_SPOKEN,
     "tool_result": _NOT_SPOKEN,
-    "thinking": ("spec", "code", "review", "context"),
+    # the agent's reasoning, checks and plans alike: what it settles reaches the person in its
+    # reply or its next tool call, so the reasoning itself is never kept word for word
+    "thinking": ("context",),
     "injected": _NOT_SPOKEN,
     "system": _NOT_SPOKEN,
     "summary": _NOT_SPOKEN,
@@ -161,7 +163,7 @@ def _lookup_classes(text: str) -> tuple[str, ...]:
 _KIND_WHY: Final = {
     "tool_call": "a tool call is machine traffic, not conversation",
     "tool_result": "a tool result is machine traffic, not conversation",
-    "thinking": "the agent's thinking is not conversation",
+    "thinking": "the agent's reasoning is context",
     "injected": "text the client added is not conversation",
     "system": "a system text is not conversation",
     "summary": "a summary is not conversation",

@@ -140,7 +140,7 @@ def hover_text(
     if c.overridden_by:
         fired = ", ".join(st.code(name) for name in c.overridden_by)
         out += [f"Decided by your rules ({fired}): they win over the model.", ""]
-    elif c.engine == "model" and not c.pinned and unit.kind is not None:
+    elif c.engine == "model" and not c.pinned:
         out += _kind_lines(st, unit)
     if c.engine == "model" and c.probabilities:
         unsure = " — unsure" if c.unsure else ""
@@ -200,13 +200,21 @@ def _kind_lines(st: _Style, unit: Unit) -> list[str]:
     """What the unit's kind (and, for a tool result, its call) allows, and why: the model
     answers among those classes (turnlens.core.kinds)."""
     from turnlens.core.kinds import kind_evidence
+    from turnlens.core.reasoning import kind_of_text
 
-    allowed, why = kind_evidence(unit.kind, unit.text, unit.call)
+    kind = unit.kind
+    if kind is None:  # a turn read alone: its top may show the agent's reasoning
+        kind = kind_of_text(unit.text)
+        if kind is None:
+            return []
+    allowed, why = kind_evidence(kind, unit.text, unit.call)
     if allowed is None or why is None:
         return []
+    if unit.kind is None:
+        why = f"the turn opens with the agent's reasoning; {why}"
     classes = ", ".join(allowed)
     # the why may name a tool or a program read from the session file: text, not markup
-    return [f"{st.bold('Kind:')} {st.plain(str(unit.kind))} — {st.plain(why)} → {st.plain(classes)}", ""]
+    return [f"{st.bold('Kind:')} {st.plain(kind)} — {st.plain(why)} → {st.plain(classes)}", ""]
 
 
 def _table(st: _Style, head: tuple[str, ...], rows: list[tuple[str, ...]], winner: str) -> list[str]:
