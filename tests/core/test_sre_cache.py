@@ -40,6 +40,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.engine", "_SPACE", 0),
     ("turnlens.core.kinds", "_TOOL_NAME", 0),
     ("turnlens.core.kinds", "_TOOL_USE", 0),
+    ("turnlens.core.kinds", "_TOOL_USE_LINE", 0),
     ("turnlens.core.reasoning", "_REASONING_OPENING", 0),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),

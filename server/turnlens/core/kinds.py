@@ -45,6 +45,9 @@ _ACTION_TOOLS: Final = SHELL_TOOLS | frozenset(
         "create_file",
         "apply_patch",
         "replace",
+        # Cursor's edit tools, as SpecStory exports name them
+        "search_replace",
+        "delete_file",
         "str_replace_editor",
         "str_replace_based_edit_tool",
         "notebookedit",
@@ -112,16 +115,19 @@ _TOOL_USE = compile_re(
     r'\A\s*<tool-use\b[^>\n]{0,300}?\bdata-tool-type="(\w{1,20})"(?:[^>\n]{0,200}?\bdata-tool-name="([\w.\-]{1,64})")?'
 )
 _TYPE_TOOL = {"shell": "bash", "write": "write", "read": "read", "search": "grep"}
+# SpecStory's exports of late 2025 open a tool's part with a line of its own naming the tool
+# (`Tool use: **run_terminal_cmd**`), then the call and what it gave
+_TOOL_USE_LINE = compile_re(r"\A\s*+Tool use:[ \t]*+\*\*([A-Za-z][\w.\-]{0,63}+)\*\*")
 
 
 def tool_name(text: str) -> str | None:
     """The tool of a call as the session readers write it (`Bash: du -sh .`) or as a
-    SpecStory `<tool-use>` element names it, lower-cased."""
+    SpecStory export names it (a `<tool-use>` element, a `Tool use: **name**` line), lower-cased."""
     m = _TOOL_USE.match(text)
     if m is not None:
         kind, name = m.group(1).lower(), (m.group(2) or "").lower()
         return _TYPE_TOOL.get(kind) or name or None
-    m = _TOOL_NAME.match(text)
+    m = _TOOL_USE_LINE.match(text) or _TOOL_NAME.match(text)
     if m is None:
         return None
     name = m.group(1).lower()

@@ -11,8 +11,8 @@ Exports and hand-kept logs mark turns in a few ways, all read here:
   with `---` rules (older exports open each part with a `_****_` line): each part
   is a unit of its own, of the kind its opening says — a `<think>` block or a
   `` ```thinking `` fence is `thinking`; a `<tool-use …>` element, a `<details>`
-  block, a `Read file:` line, or a part that is only a diff or shell fence is a
-  `tool_call`; anything else is the agent's `reply`. So a long agent turn is read
+  block, a `Tool use: **name**` line (exports of late 2025), a `Read file:` line, or a
+  part that is only a diff or shell fence is a `tool_call`; anything else is the agent's `reply`. So a long agent turn is read
   as the agent did it, as the JSON session readers read theirs.
 
 The first role marker sets the document's style (and heading level), and the
@@ -182,7 +182,7 @@ _THINK_END = "</think>"
 _THINK_FENCE = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+thinking[ \t]*+\r?$")
 _TOOL_OPENING = re.compile(
     r"<tool-use\b|<details\b|(?:Read file|Listed directory|Searched (?:codebase|files|web)|Grep search|"
-    r"Cancelled)\b"
+    r"Cancelled)\b|Tool use:[ \t]*+\*\*"
 )
 _TOOL_FENCE = re.compile(
     r"(?:`{3,}+|~{3,}+)[ \t]*+(?:diff|bash|sh|shell|zsh|console|powershell|ps1|cmd)[ \t]*+\r?$"
