@@ -85,6 +85,16 @@ def test_explain_shows_scores_and_fired_rules_with_lines(cli: Cli) -> None:
     assert lines[-1] == "  rule scores: decision 0  spec 3  code 0  review 0  context 0  chitchat 3"
 
 
+def test_explain_says_a_text_that_opens_with_reasoning_is_thinking(cli: Cli) -> None:
+    thought = b"<think>The tests fail on the date filter; read export.py next.</think>\n\nReading it now."
+    result = cli("classify", "--stdin", "--explain", stdin=thought)
+    lines = result.out.splitlines()
+    assert lines[0] == "context" and lines[2].startswith("  model: context 100.0%")
+    assert lines[3] == "  kind: thinking — the text opens with the agent's reasoning, which is context"
+    plain = cli("classify", "--stdin", "--explain", stdin=b"Please read export.py and fix the date filter.")
+    assert "  kind:" not in plain.out
+
+
 def test_explain_with_the_reference_pack_shows_the_rule_scores(cli: Cli) -> None:
     result = cli(
         "classify",

@@ -69,9 +69,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def explain_lines(result: Classification, raw: bool = False) -> list[str]:
+def explain_lines(result: Classification, raw: bool = False, text: str | None = None) -> list[str]:
     """The `--explain` block: the engine's answer and why (probability, the words that pushed
-    it — or with `raw` the model's own features — and the rules that fired)."""
+    it — or with `raw` the model's own features — and the rules that fired). `text`: the text
+    classified, whose top may show the agent's reasoning (then the model answered as for it)."""
     frozen = {"true": "frozen", "partial": "partly frozen", "false": "not frozen"}[result.frozen]
     out = [
         f"  ≤{result.max_ratio}:1 · {frozen} · {result.verdict} · {result.words} words, {result.lines} lines"
@@ -85,6 +86,11 @@ def explain_lines(result: Classification, raw: bool = False) -> list[str]:
         others = ", ".join(f"{k} {v:.0%}" for k, v in ranked[1:4])
         unsure = " — unsure" if result.unsure else ""
         out.append(f"  model: {result.task_class} {result.confidence:.1%}{unsure} (then {others})")
+        if text is not None and not result.overridden_by:
+            from turnlens.core.reasoning import kind_of_text
+
+            if kind_of_text(text) == "thinking":
+                out.append("  kind: thinking — the text opens with the agent's reasoning, which is context")
         if raw and result.features:
             out.append("  features that pushed it:")
             for c in result.features:
@@ -173,5 +179,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.shown_class())
         if args.explain:
-            print("\n".join(explain_lines(result, raw=args.explain == "raw")))
+            print("\n".join(explain_lines(result, raw=args.explain == "raw", text=text)))
     return EXIT_FLAGGED if args.strict and result.verdict == "SKIP" else EXIT_OK
