@@ -218,15 +218,11 @@ def classify(
     )
 
 
-def _reads_classes(model: Model) -> bool:
-    """Whether `model` answers the task classes (a unit's kind limits those, not router labels)."""
-    return "context" in model.classes and "chitchat" in model.classes
-
-
 def turn_kind(text: str, model: Model) -> str | None:
     """The kind of a text read without one, as its top shows it (`core.reasoning.kind_of_text`: a
-    turn that opens with an agent's reasoning is its thinking), for a model of the task classes."""
-    return kind_of_text(text) if _reads_classes(model) else None
+    turn that opens with an agent's reasoning is its thinking), for a model of the task classes
+    (a unit's kind limits those, not the router's labels)."""
+    return kind_of_text(text) if model.task == "classes" else None
 
 
 def classify_unit(
@@ -281,7 +277,7 @@ def classify_many(
         predict = _batched(scorer, [texts[i] for i in free], [passes[i] for i in free])
         model = scorer.model
     users = bool(user_rules(pack))
-    classes_model = _reads_classes(model)
+    classes_model = model.task == "classes"
     seen: dict[tuple[str, str | None, str | None], Classification] = {}
     out: list[Classification] = []
     new = tuple.__new__
@@ -289,7 +285,7 @@ def classify_many(
         pin = pins[i] if pins else None
         kind = kinds[i] if kinds else None
         if kind is None and pin is None and classes_model:
-            kind = turn_kind(text, model)
+            kind = kind_of_text(text)
         call = calls[i] if calls and kind == "tool_result" else None
         if pin is not None:
             out.append(classify(text, pack, pin=pin, kind=kind))
