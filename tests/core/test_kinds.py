@@ -136,6 +136,9 @@ def test_a_result_of_another_shape_keeps_the_result_classes() -> None:
         "<collaboration_mode># Plan Mode\n\nYou MUST NOT edit files in this mode.</collaboration_mode>",
         "<environment_context>\n  <cwd>/home/ana/shop</cwd>\n  <shell>bash</shell>\n</environment_context>",
         "<skills_instructions>\n## Skills\nA skill is a set of local instructions.</skills_instructions>",
+        "<plugins_instructions>\n## Plugins\nA plugin bundles skills and tools.\n- `Tracker`: read the"
+        " team's tickets</plugins_instructions>",
+        "<apps_instructions>\nApps MUST be called through their connector.</apps_instructions>",
     ],
 )
 def test_a_clients_standing_instructions_are_context(text: str) -> None:
@@ -148,6 +151,23 @@ def test_a_clients_standing_instructions_are_context(text: str) -> None:
 def test_a_projects_agents_md_is_still_read() -> None:
     text = "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nEvery change MUST ship with a test.\n</INSTRUCTIONS>"
     assert allowed_classes("system", text) == KIND_CLASSES["system"]
+
+
+def test_a_skill_the_agent_loaded_is_spec() -> None:
+    """Claude Code passes a loaded skill on as a meta message (`Base directory for this skill:`,
+    then its SKILL.md): instructions the work must follow, spec as a project's AGENTS.md."""
+    text = (
+        "Base directory for this skill: /home/ana/.claude/skills/release-notes\n\n# Release notes\n\n"
+        "Collect the merged pull requests since the last tag, group them by area and write one line each."
+    )
+    assert allowed_classes("system", text) == ("spec",)
+    c = classify_unit(text, "system")
+    assert c.task_class == "spec"
+    # the same words elsewhere in a text, or in a person's prompt, are not a skill loaded
+    assert (
+        allowed_classes("system", "See above.\nBase directory for this skill: /x") == KIND_CLASSES["system"]
+    )
+    assert allowed_classes(None, text) is None
 
 
 def test_the_clients_interruption_notice_is_context() -> None:

@@ -136,13 +136,18 @@ def tool_name(text: str) -> str | None:
 
 
 # the standing text an agent's client sends with every session, not the project's instructions:
-# Codex's sandbox rules, collaboration mode, environment, skills list, app context, model
-# switch notes and its note that a turn was stopped. A reminder, so context (a project's
-# AGENTS.md is not among them)
+# Codex's sandbox rules, collaboration mode, environment, lists of the skills, plugins and apps
+# at hand, app context, model switch notes and its note that a turn was stopped. A reminder, so
+# context (a project's AGENTS.md is not among them)
 _CLIENT_TEXT = compile_re(
     r"\A\s*+<(?:permissions instructions|collaboration_mode|environment_context|skills_instructions"
+    r"|plugins_instructions|apps_instructions|recommended_plugins|multi_agent_mode"
     r"|app-context|turn_aborted|model_switch)>"
 )
+# the body of a skill the agent loaded for the work, as Claude Code passes it on (`Base directory
+# for this skill: …`, then the skill's SKILL.md): instructions the work must follow, spec as a
+# project's AGENTS.md is
+_SKILL_BODY = compile_re(r"\A\s*+Base directory for this skill:")
 # a notice the agent's client writes when the person stops it: a caveat, context
 _INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
 # notices Claude Code puts into the person's message: a background task's progress (one that
@@ -202,6 +207,8 @@ def kind_evidence(
         return ("context",), "the client's interruption notice is context"
     if kind in ("system", "injected") and _CLIENT_TEXT.match(text):
         return ("context",), "the client's standing text is context"
+    if kind in ("system", "injected") and _SKILL_BODY.match(text):
+        return ("spec",), "a skill's instructions, loaded for the work, are spec"
     if kind == "injected" and _CLIENT_NOTICE.match(text) and not _NOTICE_RESULT.search(text, 0, SHAPE_HEAD):
         return ("context",), "the client's notice is context"
     if allowed is None or kind != "tool_call":
