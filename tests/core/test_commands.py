@@ -90,7 +90,12 @@ def test_what_a_commands_output_is(command: str, classes: tuple[str, ...] | None
         ('Glob: {"pattern": "**/*.ts"}', ("context",)),
         ('WebFetch: {"url": "https://example.com", "prompt": "the API limits"}', ("context",)),
         ('google_web_search: {"query": "pam_u2f"}', ("context",)),
-        ('Task: {"prompt": "Explore the repo"}', None),
+        ('Task: {"prompt": "Explore the repo"}', ("review", "context")),
+        (
+            'Agent: {"description": "Review the diff", "subagent_type": "code-reviewer"}',
+            ("review", "context"),
+        ),
+        ('TaskCreate: {"subject": "Write the importer"}', None),
         ('Bash: {"command": "python train.py"}', None),
     ],
 )

@@ -461,6 +461,11 @@ def test_a_task_notification_with_the_tasks_report_is_read() -> None:
 MUST_DOC = (
     "# Release policy\n\nEvery release MUST be tagged.\nThe changelog SHALL list breaking changes first.\n"
 )
+# a subagent's report, as a `Task` / `Agent` call returns it: headings and MUSTs, still a report
+REPORT = (
+    "I have read the billing module. Summary:\n\n## Quotes\n\n- Prices MUST be fixed in USD when the quote"
+    " is created.\n- The quote expires after 10 minutes.\n\n## Gaps\n\n1. No test covers expiry.\n"
+)
 TEST_RUN = "\n  cart › adds an item (4 ms)\n  cart › rejects a negative quantity (2 ms)\n\nTests: 2 passed, 2 total\n"
 
 
@@ -472,6 +477,11 @@ TEST_RUN = "\n  cart › adds an item (4 ms)\n  cart › rejects a negative quan
         ('Bash: {"command": "git status --short"}', " M src/cart.ts\n?? notes.txt\n", ("context",)),
         ('WebFetch: {"url": "https://example.com/limits"}', MUST_DOC, ("context",)),
         ('Bash: {"command": "python scripts/report.py"}', MUST_DOC, KIND_CLASSES["tool_result"]),
+        (
+            'Agent: {"description": "Explore the billing code", "prompt": "Find where quotes are priced"}',
+            REPORT,
+            ("review", "context"),
+        ),
     ],
 )
 def test_a_results_call_is_evidence(call: str, text: str, allowed: tuple[str, ...]) -> None:

@@ -44,6 +44,10 @@ _LIST_TOOLS: Final = frozenset({"glob", "ls", "list_dir", "list_directory"})
 _WEB_TOOLS: Final = frozenset(
     {"webfetch", "web_fetch", "websearch", "web_search", "google_web_search", "web_open", "web_find"}
 )
+# tools that hand a piece of work to a subagent (Claude Code's `Task`, later `Agent`): the result
+# is the subagent's report, a summary of what it found or did, so context; review when it judges
+# the work (a reviewing subagent's verdict), never a spec or a decision of the person's
+_AGENT_TOOLS: Final = frozenset({"task", "agent"})
 
 # the command inside Codex's JavaScript `exec` cell: `tools.exec_command({"cmd": "…", …})`
 _CELL_CMD = compile_re(r'"cmd"[ \t]*+:[ \t]*+("(?:[^"\\\n]++|\\.)*+")')
@@ -365,6 +369,8 @@ def call_evidence(call: str | None, tool: str | None) -> Evidence | None:
         return ("context",), f"its call lists files ({tool}): a listing is context"
     if tool in _WEB_TOOLS:
         return ("context",), f"its call fetches from the web ({tool}): fetched text is context"
+    if tool in _AGENT_TOOLS:
+        return ("review", "context"), f"its call hands work to a subagent ({tool}): its report is context or review"
     if tool not in SHELL_TOOLS:
         return None
     command = command_of(call)
