@@ -529,3 +529,30 @@ def test_classify_many_reads_each_results_call() -> None:
     ]
     with pytest.raises(ValueError, match="one call"):
         classify_many(texts, DEFAULT, kinds=["tool_result"] * 3, calls=calls[:2])
+
+
+@pytest.mark.parametrize(
+    ("text", "allowed"),
+    [
+        (
+            "💻 **Bash: Run the type check**\n```shell\nnpm run typecheck\n```\n```\n> shop@1.0.0 typecheck\n"
+            "> tsc --noEmit\n\nsrc/cart.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.\n```",
+            ("review",),
+        ),
+        (
+            "Tool use: **run_terminal_cmd**\n\n```bash\ncd /repo && python -m pytest -q\n```\n\n```\n3 passed in 0.4s\n```",
+            ("review",),
+        ),
+        # a command exported without its output, or one that is not a check, stays a command
+        ("💻 **Bash: Run the type check**\n```shell\nnpm run typecheck\n```", ("code",)),
+        (
+            "💻 **Bash: Show the changes**\n```shell\ngit status --short\n```\n```\n M src/cart.ts\n```",
+            ("code",),
+        ),
+    ],
+)
+def test_an_exported_check_run_with_its_output_is_review(text: str, allowed: tuple[str, ...]) -> None:
+    """A Markdown export keeps a command and what it printed in one part: when the command is a
+    test, lint, build or type-check run, what the part says is the check's verdict."""
+    assert allowed_classes("tool_call", text) == allowed
+    assert classify_unit(text, "tool_call").task_class == allowed[0]

@@ -370,7 +370,10 @@ def call_evidence(call: str | None, tool: str | None) -> Evidence | None:
     if tool in _WEB_TOOLS:
         return ("context",), f"its call fetches from the web ({tool}): fetched text is context"
     if tool in _AGENT_TOOLS:
-        return ("review", "context"), f"its call hands work to a subagent ({tool}): its report is context or review"
+        return (
+            "review",
+            "context",
+        ), f"its call hands work to a subagent ({tool}): its report is context or review"
     if tool not in SHELL_TOOLS:
         return None
     command = command_of(call)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence
+from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence, command_evidence, main_command
 from turnlens.core.prebuilt import compile_re
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -119,6 +119,13 @@ _TYPE_TOOL = {"shell": "bash", "write": "write", "read": "read", "search": "grep
 # (`Tool use: **run_terminal_cmd**`), then the call and what it gave
 _TOOL_USE_LINE = compile_re(r"\A\s*+Tool use:[ \t]*+\*\*([A-Za-z][\w.\-]{0,63}+)\*\*")
 
+# a Markdown export that keeps a command with what it printed, in one part: the tool's line, the
+# command in a fence, then the output in a fence of its own (`💻 **Bash: Run the tests**`,
+# SpecStory's `Tool use: **run_terminal_cmd**`)
+_EXPORTED_RUN = compile_re(
+    r"\A[^\n]{0,300}\n(?:[ \t]*\n){0,3}```[\w+-]{0,20}[ \t]*\n([^`]{1,2000}?)\n```[ \t]*\n(?:[ \t]*\n){0,3}```"
+)
+
 
 def tool_name(text: str) -> str | None:
     """The tool of a call as the session readers write it (`Bash: du -sh .`) or as a
@@ -214,6 +221,12 @@ def kind_evidence(
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)
+    if name in SHELL_TOOLS:
+        run = _EXPORTED_RUN.match(text)
+        found = command_evidence(main_command(run.group(1))) if run is not None else None
+        if found is not None and found[0] == ("review",):
+            # what the unit says is the check's verdict, as the result alone would
+            return ("review",), f"{name} ran a check and its output follows: {found[1]}"
     if name in _ACTION_TOOLS:
         return ("code",), f"{name} runs a command or writes a file: code"
     if name in _PLAN_TOOLS:
