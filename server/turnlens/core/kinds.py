@@ -223,10 +223,10 @@ def kind_evidence(
     name = tool_name(text)
     if name in SHELL_TOOLS:
         run = _EXPORTED_RUN.match(text)
-        found = command_evidence(main_command(run.group(1))) if run is not None else None
-        if found is not None and found[0] == ("review",):
+        verdict = command_evidence(main_command(run.group(1))) if run is not None else None
+        if verdict is not None and verdict[0] == ("review",):
             # what the unit says is the check's verdict, as the result alone would
-            return ("review",), f"{name} ran a check and its output follows: {found[1]}"
+            return ("review",), f"{name} ran a check and its output follows: {verdict[1]}"
     if name in _ACTION_TOOLS:
         return ("code",), f"{name} runs a command or writes a file: code"
     if name in _PLAN_TOOLS:
