@@ -495,6 +495,23 @@ def test_a_results_call_is_evidence(call: str, text: str, allowed: tuple[str, ..
     assert allowed_classes("reply", text, call) == KIND_CLASSES["reply"]
 
 
+@pytest.mark.parametrize(
+    ("call", "allowed"),
+    [
+        ('exec_command: {"cmd": "npx tsc --noEmit"}', ("review",)),
+        ('shell_command: {"command": "Get-ChildItem -Recurse -File src"}', ("context",)),
+        # a file printed that came out empty: the call names neither, the shape's classes stay
+        ('exec_command: {"cmd": "cat empty.txt"}', ("context", "review")),
+        ('exec_command: {"cmd": "python scripts/migrate.py"}', ("context", "review")),
+    ],
+)
+def test_a_call_picks_among_the_classes_a_results_shape_leaves(call: str, allowed: tuple[str, ...]) -> None:
+    """A command that printed nothing is chatter or a silent verdict; what it ran says which."""
+    silent = "Chunk ID: 8ea748\nWall time: 1.9 seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n"
+    assert allowed_classes("tool_result", silent) == ("context", "review")
+    assert allowed_classes("tool_result", silent, call) == allowed
+
+
 def test_a_results_shape_comes_before_its_call() -> None:
     call = 'Bash: {"command": "cat notes.md"}'
     assert allowed_classes("tool_result", "(Bash completed with no output)", call) == ("context",)

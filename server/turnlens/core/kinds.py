@@ -203,12 +203,20 @@ def kind_evidence(
     why = _KIND_WHY.get(kind)
     if kind == "tool_result":
         settled = result_evidence(text)
-        if settled is None and call is not None:
-            settled = call_evidence(call, tool_name(call))
+        if (settled is None or len(settled[0]) > 1) and call is not None:
+            by_call = call_evidence(call, tool_name(call))
             # a command that failed printed its error, not what it prints (a failed test run's
             # output is still its verdict)
-            if settled is not None and settled[0] != ("review",) and failed(text):
-                settled = None
+            if by_call is not None and by_call[0] != ("review",) and failed(text):
+                by_call = None
+            if settled is None:
+                settled = by_call
+            elif by_call is not None:
+                # the shape leaves some classes open (a command that printed nothing: chatter or
+                # a silent verdict); what the call ran picks among them
+                both = tuple(c for c in settled[0] if c in by_call[0])
+                if both and both != settled[0]:
+                    settled = both, f"{settled[1]}; {by_call[1]}"
         return settled if settled is not None else (allowed, why)
     if kind == "injected" and _INTERRUPTED.match(text):
         return ("context",), "the client's interruption notice is context"
