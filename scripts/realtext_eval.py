@@ -127,6 +127,19 @@ def unit_kind(kind: str | None) -> str | None:
     return k
 
 
+def reader_kind(kind: str, text: str, source: str) -> str:
+    """A unit's kind as the session views give it. A part of a SpecStory agent turn that its
+    collector called `assistant-text` is what TurnLens's Markdown reader makes of it (a
+    `Tool use: **…**` part or a command and its output in fences is a tool call, a leading
+    `<think>` block thinking) when the reader keeps it as one part; else the kind as labelled."""
+    if unit_kind(kind) != "reply" or ".specstory/" not in source:
+        return kind
+    from turnlens.pipeline.formats.markdown_chat import agent_parts
+
+    parts = agent_parts(text, 0, len(text))
+    return parts[0][2] if len(parts) == 1 else kind
+
+
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
@@ -165,7 +178,7 @@ def load_set(name: str, refs_dir: Path, cache: Path) -> Loaded:
         if sha256(text) != ref.get("sha256"):
             out.changed.append(rid)
             continue
-        kind = ref.get("kind")
+        kind = reader_kind(str(ref["kind"]), text, str(ref.get("source") or "")) if ref.get("kind") else None
         out.items.append(
             Item(
                 id=rid,

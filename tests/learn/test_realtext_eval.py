@@ -387,3 +387,19 @@ def test_turns_measured_with_a_prompt_engine_answer_its_prompts_only() -> None:
     assert with_engine["p1"] == with_engine["p2"] == "spec"  # the prompts: the engine's answer
     assert plain["p1"] != "spec" and with_engine["r1"] == plain["r1"]  # the reply: the model's
     assert rows[1]["guarded"]["kept"] == 2  # both prompts frozen (specs)
+
+
+def test_a_specstory_part_takes_the_kind_the_markdown_reader_gives_it() -> None:
+    """A collector's `assistant-text` part of a SpecStory export is measured as the views read
+    it: a `Tool use: **…**` part is a tool call; other sources and prose keep their kind."""
+    m = _script()
+    plan = "Tool use: **todo_write**\n\n## Todo List\n\n- [ ] write the importer\n- [ ] test it"
+    src = "github.com/ana/shop .specstory/history/2025-06-01_plan.md @abc (turn 3, part 2)"
+    assert m.reader_kind("assistant-text", plan, src) == "tool_call"
+    assert m.unit_kind(m.reader_kind("assistant-text", plan, src)) == "tool_call"
+    assert m.reader_kind("assistant-text", "Now I'll write the importer.", src) == "reply"
+    assert (
+        m.reader_kind("assistant-text", plan, "github.com/ana/shop .aider.chat.history.md")
+        == "assistant-text"
+    )
+    assert m.reader_kind("tool-result", plan, src) == "tool-result"
