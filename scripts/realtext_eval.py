@@ -127,17 +127,22 @@ def unit_kind(kind: str | None) -> str | None:
     return k
 
 
-def reader_kind(kind: str, text: str, source: str) -> str:
-    """A unit's kind as the session views give it. A part of a SpecStory agent turn that its
-    collector called `assistant-text` is what TurnLens's Markdown reader makes of it (a
-    `Tool use: **…**` part or a command and its output in fences is a tool call, a leading
-    `<think>` block thinking) when the reader keeps it as one part; else the kind as labelled."""
+def as_read(kind: str, text: str, source: str) -> tuple[str, str]:
+    """A unit's kind and text as the session views read them. A part of a SpecStory agent turn
+    that its collector called `assistant-text` is what TurnLens's Markdown reader makes of it
+    when the reader keeps it as one part: a `Tool use: **…**` part or a command and its output
+    in fences is a tool call, a `<think>` block thinking, and the `_****_` line an older export
+    puts first is not part of its text. Else the kind and text as labelled (the hash is always
+    the labelled text's)."""
     if unit_kind(kind) != "reply" or ".specstory/" not in source:
-        return kind
+        return kind, text
     from turnlens.pipeline.formats.markdown_chat import agent_parts
 
     parts = agent_parts(text, 0, len(text))
-    return parts[0][2] if len(parts) == 1 else kind
+    if len(parts) != 1:
+        return kind, text
+    a, z, found = parts[0]
+    return found, text[a:z]
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -178,7 +183,9 @@ def load_set(name: str, refs_dir: Path, cache: Path) -> Loaded:
         if sha256(text) != ref.get("sha256"):
             out.changed.append(rid)
             continue
-        kind = reader_kind(str(ref["kind"]), text, str(ref.get("source") or "")) if ref.get("kind") else None
+        kind = str(ref["kind"]) if ref.get("kind") else None
+        if kind is not None:
+            kind, text = as_read(kind, text, str(ref.get("source") or ""))
         out.items.append(
             Item(
                 id=rid,

@@ -389,17 +389,16 @@ def test_turns_measured_with_a_prompt_engine_answer_its_prompts_only() -> None:
     assert rows[1]["guarded"]["kept"] == 2  # both prompts frozen (specs)
 
 
-def test_a_specstory_part_takes_the_kind_the_markdown_reader_gives_it() -> None:
+def test_a_specstory_part_is_measured_as_the_markdown_reader_reads_it() -> None:
     """A collector's `assistant-text` part of a SpecStory export is measured as the views read
-    it: a `Tool use: **…**` part is a tool call; other sources and prose keep their kind."""
+    it: a `Tool use: **…**` part is a tool call, the `_****_` line over it is not its text;
+    other sources and prose keep their kind and text."""
     m = _script()
     plan = "Tool use: **todo_write**\n\n## Todo List\n\n- [ ] write the importer\n- [ ] test it"
     src = "github.com/ana/shop .specstory/history/2025-06-01_plan.md @abc (turn 3, part 2)"
-    assert m.reader_kind("assistant-text", plan, src) == "tool_call"
-    assert m.unit_kind(m.reader_kind("assistant-text", plan, src)) == "tool_call"
-    assert m.reader_kind("assistant-text", "Now I'll write the importer.", src) == "reply"
-    assert (
-        m.reader_kind("assistant-text", plan, "github.com/ana/shop .aider.chat.history.md")
-        == "assistant-text"
-    )
-    assert m.reader_kind("tool-result", plan, src) == "tool-result"
+    assert m.as_read("assistant-text", plan, src) == ("tool_call", plan)
+    assert m.as_read("assistant-text", "_****_\n\n" + plan, src) == ("tool_call", plan)
+    assert m.as_read("assistant-text", "_****_\n\nNow the importer:", src) == ("reply", "Now the importer:")
+    aider = "github.com/ana/shop .aider.chat.history.md"
+    assert m.as_read("assistant-text", plan, aider) == ("assistant-text", plan)
+    assert m.as_read("tool-result", plan, src) == ("tool-result", plan)
