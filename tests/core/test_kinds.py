@@ -573,3 +573,28 @@ def test_an_exported_check_run_with_its_output_is_review(text: str, allowed: tup
     test, lint, build or type-check run, what the part says is the check's verdict."""
     assert allowed_classes("tool_call", text) == allowed
     assert classify_unit(text, "tool_call").task_class == allowed[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "led_in"),
+    [
+        ("Let's fix the config test:", True),
+        ("Now update the verdict test assertions to match the new format:", True),
+        ("现在，让我检查一下模块配置文件中的 API 路径：", True),
+        ("The import failed on a missing column, so I'll add it to the schema first:", True),
+        # code, a second paragraph or no colon at the end: the text decides
+        ("Here is the fix:\n```python\nreturn total\n```", False),
+        ("All 42 tests pass.\n\nThe next step is the importer:", False),
+        ("All 42 tests pass and the linter is clean.", False),
+        ("x" * 420 + ":", False),
+    ],
+)
+def test_a_reply_that_leads_into_the_next_step_is_context(text: str, led_in: bool) -> None:
+    """An agent's one-paragraph message ending on a colon announces the call that follows."""
+    allowed = allowed_classes("reply", text)
+    assert (allowed == ("context",)) is led_in
+    if led_in:
+        assert classify_unit(text, "reply").task_class == "context"
+    # a person's prompt or a turn read alone is not the agent's lead-in
+    assert allowed_classes("prompt", text) != ("context",) or not led_in
+    assert allowed_classes(None, text) is None

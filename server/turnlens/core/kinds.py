@@ -127,6 +127,24 @@ _EXPORTED_RUN = compile_re(
 )
 
 
+# an agent's message that only leads into its next step ("Let's fix the config test:", "现在让我
+# 检查一下配置："): one paragraph, no code, ending on a colon
+_LEAD_IN_MAX = 400
+
+
+def _leads_in(text: str) -> bool:
+    """Whether a reply is one paragraph of at most `_LEAD_IN_MAX` characters that ends on a
+    colon: the agent announcing the tool call that follows, which carries the substance."""
+    body = text.strip()
+    return (
+        0 < len(body) <= _LEAD_IN_MAX
+        and body.endswith((":", "："))
+        and "\n\n" not in body.replace("\r", "")
+        and "```" not in body
+        and "~~~" not in body
+    )
+
+
 def tool_name(text: str) -> str | None:
     """The tool of a call as the session readers write it (`Bash: du -sh .`) or as a
     SpecStory export names it (a `<tool-use>` element, a `Tool use: **name**` line), lower-cased."""
@@ -226,6 +244,10 @@ def kind_evidence(
         return ("spec",), "a skill's instructions, loaded for the work, are spec"
     if kind == "injected" and _CLIENT_NOTICE.match(text) and not _NOTICE_RESULT.search(text, 0, SHAPE_HEAD):
         return ("context",), "the client's notice is context"
+    if kind == "reply" and _leads_in(text):
+        return (
+            "context",
+        ), "the agent says what it does next: context (what it does is the call that follows)"
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)
