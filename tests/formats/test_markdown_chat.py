@@ -263,8 +263,9 @@ def test_specstory_tool_parts_that_open_with_their_tools_name() -> None:
     assert_verbatim(MID_SPECSTORY, units)
     result = analyze(MID_SPECSTORY, Profile(), path=".specstory/history/2025-10-26_20-29Z-scores.md")
     classes = [r.classification.task_class for r in result.results]
-    # a plan is spec, a command and an edit are code, a read is a lookup
-    assert classes[3:6] == ["spec", "code", "code"] and classes[2] in ("code", "context")
+    # a plan is spec, a test run kept with its output is its verdict, an edit is code, a read is
+    # a lookup
+    assert classes[3:6] == ["spec", "review", "code"] and classes[2] in ("code", "context")
 
 
 def test_older_specstory_parts_open_with_a_line_of_their_own() -> None:
