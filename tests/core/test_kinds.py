@@ -148,9 +148,25 @@ def test_a_clients_standing_instructions_are_context(text: str) -> None:
     assert classify_unit(text, "system").task_class == "context"
 
 
-def test_a_projects_agents_md_is_still_read() -> None:
-    text = "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nEvery change MUST ship with a test.\n</INSTRUCTIONS>"
-    assert allowed_classes("system", text) == KIND_CLASSES["system"]
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nEvery change MUST ship with a test.\n</INSTRUCTIONS>",
+        "# AGENTS.md instructions for C:\\repos\\game\n\n<INSTRUCTIONS>\n## Project overview\r\nA canvas game.\r\n"
+        "Run `npm test` before each commit.\n</INSTRUCTIONS>",
+        "<user_instructions>\n\nUse pnpm, never npm. Keep functions under 40 lines.\n\n</user_instructions>",
+    ],
+)
+def test_a_projects_agents_md_is_spec(text: str) -> None:
+    """Codex passes a project's AGENTS.md on under its own heading (`<user_instructions>` in
+    older versions): the project's instructions for how the work is done, spec."""
+    assert allowed_classes("system", text) == ("spec",)
+    assert classify_unit(text, "system").task_class == "spec"
+    # the heading quoted further down a text is not the instructions passed on
+    assert (
+        allowed_classes("system", "As the file says:\n# AGENTS.md instructions for /repo")
+        == KIND_CLASSES["system"]
+    )
 
 
 def test_a_skill_the_agent_loaded_is_spec() -> None:

@@ -173,6 +173,10 @@ _CLIENT_TEXT = compile_re(
 # for this skill: …`, then the skill's SKILL.md): instructions the work must follow, spec as a
 # project's AGENTS.md is
 _SKILL_BODY = compile_re(r"\A\s*+Base directory for this skill:")
+# a project's instructions for its agents as Codex passes them on: its `AGENTS.md` under
+# `# AGENTS.md instructions for <folder>` (since 2025's autumn; `<user_instructions>` before):
+# how the work must be done, spec
+_PROJECT_INSTRUCTIONS = compile_re(r"\A\s*+(?:# AGENTS\.md instructions for |<user_instructions>)")
 # a notice the agent's client writes when the person stops it: a caveat, context
 _INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
 # notices Claude Code puts into the person's message: a background task's progress (one that
@@ -242,6 +246,8 @@ def kind_evidence(
         return ("context",), "the client's standing text is context"
     if kind in ("system", "injected") and _SKILL_BODY.match(text):
         return ("spec",), "a skill's instructions, loaded for the work, are spec"
+    if kind in ("system", "injected") and _PROJECT_INSTRUCTIONS.match(text):
+        return ("spec",), "a project's instructions for its agents (its AGENTS.md) are spec"
     if kind == "injected" and _CLIENT_NOTICE.match(text) and not _NOTICE_RESULT.search(text, 0, SHAPE_HEAD):
         return ("context",), "the client's notice is context"
     if kind == "reply" and _leads_in(text):
