@@ -48,6 +48,7 @@ _WEB_TOOLS: Final = frozenset(
 # is the subagent's report, a summary of what it found or did, so context; review when it judges
 # the work (a reviewing subagent's verdict), never a spec or a decision of the person's
 _AGENT_TOOLS: Final = frozenset({"task", "agent"})
+_REPORT: Final = ("review", "context")
 
 # the command inside Codex's JavaScript `exec` cell: `tools.exec_command({"cmd": "…", …})`
 _CELL_CMD = compile_re(r'"cmd"[ \t]*+:[ \t]*+("(?:[^"\\\n]++|\\.)*+")')
@@ -370,10 +371,7 @@ def call_evidence(call: str | None, tool: str | None) -> Evidence | None:
     if tool in _WEB_TOOLS:
         return ("context",), f"its call fetches from the web ({tool}): fetched text is context"
     if tool in _AGENT_TOOLS:
-        return (
-            "review",
-            "context",
-        ), f"its call hands work to a subagent ({tool}): its report is context or review"
+        return _REPORT, f"its call hands work to a subagent ({tool}): its report is context or review"
     if tool not in SHELL_TOOLS:
         return None
     command = command_of(call)

@@ -130,6 +130,7 @@ _EXPORTED_RUN = compile_re(
 # an agent's message that only leads into its next step ("Let's fix the config test:", "现在让我
 # 检查一下配置："): one paragraph, no code, ending on a colon
 _LEAD_IN_MAX = 400
+_LEAD_IN_WHY = "the agent says what it does next: context (what it does is the call that follows)"
 
 
 def _leads_in(text: str) -> bool:
@@ -177,6 +178,12 @@ _SKILL_BODY = compile_re(r"\A\s*+Base directory for this skill:")
 # `# AGENTS.md instructions for <folder>` (since 2025's autumn; `<user_instructions>` before):
 # how the work must be done, spec
 _PROJECT_INSTRUCTIONS = compile_re(r"\A\s*+(?:# AGENTS\.md instructions for |<user_instructions>)")
+# text the client passes on at a session's start, by its opening: the classes and why
+_STANDING_TEXTS: Final = (
+    (_CLIENT_TEXT, ("context",), "the client's standing text is context"),
+    (_SKILL_BODY, ("spec",), "a skill's instructions, loaded for the work, are spec"),
+    (_PROJECT_INSTRUCTIONS, ("spec",), "a project's instructions for its agents (its AGENTS.md) are spec"),
+)
 # a notice the agent's client writes when the person stops it: a caveat, context
 _INTERRUPTED = compile_re(r"\A\s*+\[Request interrupted by user[^\]\n]{0,80}\]\s*+\Z")
 # notices Claude Code puts into the person's message: a background task's progress (one that
@@ -242,18 +249,14 @@ def kind_evidence(
         return settled if settled is not None else (allowed, why)
     if kind == "injected" and _INTERRUPTED.match(text):
         return ("context",), "the client's interruption notice is context"
-    if kind in ("system", "injected") and _CLIENT_TEXT.match(text):
-        return ("context",), "the client's standing text is context"
-    if kind in ("system", "injected") and _SKILL_BODY.match(text):
-        return ("spec",), "a skill's instructions, loaded for the work, are spec"
-    if kind in ("system", "injected") and _PROJECT_INSTRUCTIONS.match(text):
-        return ("spec",), "a project's instructions for its agents (its AGENTS.md) are spec"
+    if kind in ("system", "injected"):
+        for opening, classes, because in _STANDING_TEXTS:
+            if opening.match(text):
+                return classes, because
     if kind == "injected" and _CLIENT_NOTICE.match(text) and not _NOTICE_RESULT.search(text, 0, SHAPE_HEAD):
         return ("context",), "the client's notice is context"
     if kind == "reply" and _leads_in(text):
-        return (
-            "context",
-        ), "the agent says what it does next: context (what it does is the call that follows)"
+        return ("context",), _LEAD_IN_WHY
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)
