@@ -614,3 +614,48 @@ def test_a_reply_that_leads_into_the_next_step_is_context(text: str, led_in: boo
     # a person's prompt or a turn read alone is not the agent's lead-in
     assert allowed_classes("prompt", text) is None
     assert allowed_classes(None, text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'User has answered your questions: "Which store should the cache use?"="Redis", '
+        '"Keep the old endpoint?"="No, drop it". You can now continue with the user\'s answers in mind.',
+        "User has approved your plan. You can now start coding. Start with updating your todo list if "
+        "applicable\n\n## Approved Plan:\n# Cache\n1. Put Redis behind the price lookup.\n2. Drop /v1/prices.",
+        "User has approved exiting plan mode. You can now proceed.",
+    ],
+)
+def test_the_persons_answer_to_the_agents_question_is_a_decision(text: str) -> None:
+    """The agent asks (AskUserQuestion) or hands over its plan (ExitPlanMode); the client hands the
+    person's pick or approval back as the tool's result. That is where the person decides, so
+    the result is a decision, kept word for word, though a tool result is otherwise never one."""
+    assert "decision" not in KIND_CLASSES["tool_result"]
+    assert allowed_classes("tool_result", text) == ("decision",)
+    for call in (None, 'AskUserQuestion: {"questions": []}', 'ExitPlanMode: {"plan": "# Cache"}'):
+        assert classify_unit(text, "tool_result", call=call).task_class == "decision"
+    # the same words inside another tool's output, or a person who answered nothing, are not one
+    assert allowed_classes("tool_result", "log:\n" + text) == KIND_CLASSES["tool_result"]
+    assert allowed_classes("tool_result", "User submitted without answering any questions.") == ("context",)
+
+
+def test_codex_answers_to_request_user_input_are_a_decision() -> None:
+    """Codex hands the answers back as JSON by question; read as answers only where the call is
+    known to have asked (the same JSON from a web API is not the person's)."""
+    answers = '{"answers": {"storage": {"answers": ["Postgres (Recommended)"]}}}'
+    asked = 'request_user_input: {"questions": [{"id": "storage", "question": "Which store?"}]}'
+    assert allowed_classes("tool_result", answers, asked) == ("decision",)
+    assert classify_unit(answers, "tool_result", call=asked).task_class == "decision"
+    assert allowed_classes("tool_result", answers) == KIND_CLASSES["tool_result"]
+    fetched = 'Bash: {"command": "curl -s https://quiz.example/api/1"}'
+    assert "decision" not in (allowed_classes("tool_result", answers, fetched) or ())
+
+
+def test_exit_plan_mode_hands_over_the_plan() -> None:
+    """ExitPlanMode's plan states what must be done: spec, as the agent's todo list; a call that
+    carries no plan (it is kept in a file) only asks: context."""
+    assert allowed_classes("tool_call", 'ExitPlanMode: {"plan": "# Cache\\n1. Redis for prices"}') == (
+        "spec",
+    )
+    assert allowed_classes("tool_call", "ExitPlanMode: ## Cache\n1. Redis for prices") == ("spec",)
+    assert allowed_classes("tool_call", "ExitPlanMode: {}") == ("context",)

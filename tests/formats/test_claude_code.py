@@ -202,3 +202,72 @@ def test_each_tool_result_is_read_with_its_call() -> None:
         ("orphan", None),
     ]
     assert all(u.call is None for u in units if u.kind != "tool_result")
+
+
+def test_the_persons_answers_are_kept_as_decisions() -> None:
+    """The agent asks with AskUserQuestion and hands over its plan with ExitPlanMode; the client
+    returns the person's pick and approval as the tools' results. Read with their calls, those
+    results are decisions (frozen: a guarded compaction keeps them); the plan is spec."""
+    from turnlens.agents.guard import frozen_classes
+    from turnlens.pipeline.analyze import analyze
+    from turnlens.pipeline.profile import Profile
+
+    def line(kind: str, content: list[dict[str, object]]) -> str:
+        return (
+            json.dumps({"type": kind, "message": {"role": kind, "content": content}, "sessionId": "s"}) + "\n"
+        )
+
+    question = {
+        "questions": [
+            {
+                "question": "Where should uploads go?",
+                "header": "Storage",
+                "multiSelect": False,
+                "options": [
+                    {"label": "S3", "description": "One bucket per tenant"},
+                    {"label": "Local disk", "description": "Simpler, one server only"},
+                ],
+            }
+        ]
+    }
+    plan = "# Uploads\n1. Presigned S3 URLs per tenant.\n2. Remove the local /uploads folder."
+    text = (
+        line("user", [{"type": "text", "text": "add file uploads to the profile page"}])
+        + line("assistant", [{"type": "tool_use", "id": "q1", "name": "AskUserQuestion", "input": question}])
+        + line(
+            "user",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "q1",
+                    "content": 'User has answered your questions: "Where should uploads go?"="S3". '
+                    "You can now continue with the user's answers in mind.",
+                }
+            ],
+        )
+        + line(
+            "assistant", [{"type": "tool_use", "id": "p1", "name": "ExitPlanMode", "input": {"plan": plan}}]
+        )
+        + line(
+            "user",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "p1",
+                    "content": "User has approved your plan. You can now start coding.\n\n## Approved Plan:\n"
+                    + plan,
+                }
+            ],
+        )
+    )
+    results = analyze(text, Profile(format="claude-code")).results
+    got = [(r.unit.kind, r.classification.task_class) for r in results]
+    assert got == [
+        ("prompt", got[0][1]),
+        ("tool_call", "context"),  # the question: the agent asks
+        ("tool_result", "decision"),  # the pick
+        ("tool_call", "spec"),  # the plan handed over
+        ("tool_result", "decision"),  # its approval
+    ]
+    frozen = frozen_classes()
+    assert all(r.classification.task_class in frozen for r in results[2:])

@@ -286,3 +286,34 @@ def test_each_output_is_read_with_its_call() -> None:
         ("# A", "exec_command: cat a.md"),
         ("late", None),  # its call is not in the file
     ]
+
+
+def test_answers_to_request_user_input_are_a_decision() -> None:
+    """Codex returns the person's answers to `request_user_input` as JSON by question: read with
+    the call that asked, they are the person's decision."""
+    from turnlens.pipeline.analyze import analyze
+    from turnlens.pipeline.profile import Profile
+
+    asked = {"questions": [{"id": "db", "header": "Database", "question": "Which database?", "options": []}]}
+    answers = {"answers": {"db": {"answers": ["SQLite (Recommended)"]}}}
+    lines = [
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "request_user_input",
+                "arguments": json.dumps(asked),
+                "call_id": "a1",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "a1", "output": json.dumps(answers)},
+        },
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    results = analyze(text, Profile(format="codex")).results
+    assert [(r.unit.kind, r.classification.task_class) for r in results] == [
+        ("tool_call", "context"),
+        ("tool_result", "decision"),
+    ]

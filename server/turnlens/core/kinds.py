@@ -4,7 +4,8 @@ A tool call, a tool result, an agent's thinking and text a harness injects are n
 turns of a conversation: nobody decides or chats in them. So the model chooses among
 the classes the kind allows (docs/labels.md, "Session units by kind"), and a call
 whose tool only runs a command or writes a file is code whatever its arguments say. An
-agent's reply is not a decision (the person decides, in a prompt). A person's prompts and
+agent's reply is not a decision (the person decides, in a prompt, or in the answer the client
+hands back when the agent asked them: that result is a decision). A person's prompts and
 the turns of threads and plain text keep every class.
 """
 
@@ -104,6 +105,16 @@ _LOOKUP_TOOLS: Final = frozenset(
 # tools with which the agent asks the person (a question, options to pick from): the agent
 # proposes and asks, the person decides in the answer, so the question is context
 _ASK_TOOLS: Final = frozenset({"askuserquestion", "request_user_input", "ask_followup_question", "ask_user"})
+# the person's answer, as the client hands it back as the asking tool's result, is where they
+# decide: Claude Code's `User has answered your questions: "…"="…"` (AskUserQuestion) and
+# `User has approved your plan` / `… approved exiting plan mode` (ExitPlanMode, the plan
+# attached); Codex's answers by question as JSON (`{"answers": {"q1": {"answers": [...]}}}`),
+# read as one only where the call is known to have asked. A decision, kept word for word
+_ANSWERED = compile_re(
+    r"\A\s*+User has (?:answered your questions?:|approved (?:your plan|exiting plan mode)\b)"
+)
+_ANSWERS_JSON = compile_re(r'\A\s*+\{\s*+"answers"\s*+:\s*+\{')
+_ANSWER_WHY = "the person's answer to the agent's question, or their approval of its plan: decision"
 # `Bash: du -sh .` as the session readers write a call; Markdown exports of sessions put an
 # emoji and bold around it (`💻 **Bash: Run the tests**`)
 # each run of blanks follows something else (a symbol, `**`), so that no two runs meet: a line
@@ -231,6 +242,10 @@ def kind_evidence(
     allowed = KIND_CLASSES.get(kind)
     why = _KIND_WHY.get(kind)
     if kind == "tool_result":
+        if _ANSWERED.match(text) or (
+            call is not None and tool_name(call) in _ASK_TOOLS and _ANSWERS_JSON.match(text)
+        ):
+            return ("decision",), _ANSWER_WHY
         settled = result_evidence(text)
         if (settled is None or len(settled[0]) > 1) and call is not None:
             by_call = call_evidence(call, tool_name(call))
@@ -277,6 +292,16 @@ def kind_evidence(
         )
     if name in _ASK_TOOLS:
         return ("context",), f"{name} asks the person: context"
+    if name == "exitplanmode":
+        # the agent hands the person its plan to approve: the plan states what must be done
+        # (a `plan` argument, or the plan written out as an export does); without one, the plan
+        # is in a file and the call only asks
+        args = call_args(text)
+        rest = text.partition(":")[2].strip()
+        plan = args.get("plan") if args is not None else (rest if not rest.startswith("{") else None)
+        if isinstance(plan, str) and plan.strip():
+            return ("spec",), f"{name} hands the person the agent's plan: spec"
+        return ("context",), f"{name} asks the person to approve the plan: context"
     if name in _STATUS_TOOLS:
         args = call_args(text)
         if args is not None and args.keys() <= _STATUS_ARGS:

@@ -49,7 +49,8 @@ _PATH_LINE = compile_re(r"\A[ \t]*+[^\s/\\.]*+[/\\.]\S*+[ \t]*+\r?$")
 _HIT_LINE = compile_re(r"\A[ \t]*+[^\s:]++:\d{1,7}+[:-]")
 # a tool's acknowledgement that an action went through, the whole of some results (the guide:
 # "command chatter … is context"): Claude Code's Edit, Write, TaskCreate, TaskUpdate, TodoWrite
-# and Bash, Gemini CLI's write_file and replace, Codex's apply_patch. Gemini's write_file
+# and Bash, Gemini CLI's write_file and replace, Codex's apply_patch, and AskUserQuestion's
+# note that the person answered nothing. Gemini's write_file
 # result that goes on with "Here is the updated code:" and the file is not one
 _ACK = compile_re(
     r"\A\s*+(?:The file [^\n]{1,1000}+(?<= has been updated successfully\.)"
@@ -60,7 +61,8 @@ _ACK = compile_re(
     r"|Todos have been modified successfully\.[^\n]{0,1000}+"
     r"|\((?:Bash completed|No content|Command completed) with no output\)"
     r"|Successfully (?:created and wrote to new file|overwrote file|modified file): \S++(?<!:)"
-    r"|Success\. Updated the following files:(?:[ \t]*+\r?\n[MAD] [^\n]{1,1000}+)*+)"
+    r"|Success\. Updated the following files:(?:[ \t]*+\r?\n[MAD] [^\n]{1,1000}+)*+"
+    r"|User submitted without answering any questions\.)"
     r"\s*+\Z"
 )
 # the count a search tool writes over its hits (Claude Code's Grep and Glob: `Found 3 files`),
