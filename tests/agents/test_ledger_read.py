@@ -238,3 +238,45 @@ def test_damaged_waiting_rows_are_dropped(tmp_path: Path, monkeypatch: pytest.Mo
     assert again.pending() == good
     again.update(time.monotonic() + 600, quick=None)
     assert again.pending() == 0
+
+
+def test_the_persons_answer_to_a_question_is_kept_and_given_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent asks with AskUserQuestion; the person's pick comes back as the tool's result.
+    It is a decision (`core.kinds`), so the ledger keeps it with the frozen prompts, and a
+    compaction summary that leaves it out gets it back word for word."""
+    from tests.agents.make_fixtures import SUMMARY, compacted
+
+    answer = (
+        'User has answered your questions: "Where do the buckets live when Redis is down?"='
+        '"Fail open: serve without limits and log". You can now continue with the user\'s answers in mind.'
+    )
+    w = session()
+    question = {
+        "questions": [
+            {
+                "question": "Where do the buckets live when Redis is down?",
+                "header": "Redis down",
+                "multiSelect": False,
+                "options": [
+                    {"label": "Fail open: serve without limits and log", "description": "No outage"},
+                    {"label": "Fail closed: answer 503", "description": "No unlimited traffic"},
+                ],
+            }
+        ]
+    }
+    tid = w.assistant("One choice is yours before I go on.", ("AskUserQuestion", question))
+    assert tid
+    w.tool_result(tid, answer)
+    w.assistant("Failing open, then: the limiter logs and lets requests through while Redis is down.")
+    path = tmp_path / "asked.jsonl"
+    path.write_text("\n".join(compacted(w).lines) + "\n", encoding="utf-8")
+    led = _ledger(path, tmp_path / "state", monkeypatch, None)
+    turns = led.frozen_turns()
+    (kept,) = [t for t in turns if t.kind == "tool_result"]
+    assert kept.task_class == "decision" and kept.quote.startswith("User has answered your questions")
+    # no other tool result is kept: a test run's verdict, a file read, a todo list stay out
+    assert all(t.kind in ("prompt", "reply") for t in turns if t is not kept)
+    found = compaction.lost_turns(led, turns, SUMMARY)
+    assert answer in [x.text for x in found.restored]

@@ -42,7 +42,18 @@ MAX_SUMMARIES = 50
 QUOTE_CHARS = 100
 HEAD_BYTES = 4096
 KEEP_ROLES = ("user", "assistant")  # frozen turns worth keeping verbatim: people's and the model's words
-KEEP_KINDS = ("prompt", "reply")
+# ... and the person's answer to the agent's question, which the client hands back as the asking
+# tool's result: the only tool result that is a decision (`turnlens.core.kinds`)
+KEEP_KINDS = ("prompt", "reply", "tool_result")
+
+
+def kept(unit: Unit, name: str, frozen: bool, doubt: str | None) -> bool:
+    """Whether the guard keeps this classified unit word for word: a frozen (or, for a person's
+    prompt, doubtful) prompt or reply, or a person's answer handed back as a tool's result."""
+    if unit.kind == "tool_result":
+        return name == "decision"
+    return (frozen or doubt is not None) and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS
+
 
 # Which `summary` units are compactions: both readers also give a session's title that kind (a
 # Claude Code `summary` line); the agents' own markers tell them apart.
@@ -336,7 +347,7 @@ class Ledger:
                 for i in range(3):
                     have[i] += row[i]
             # frozen, or a person's prompt the guard keeps in doubt (`turnlens.agents.guard`)
-            if (whole or doubt) and unit.role in KEEP_ROLES and unit.kind in KEEP_KINDS:
+            if kept(unit, name, whole, doubt):
                 key = digest(unit.text)
                 frozen.append(
                     [
