@@ -6,7 +6,8 @@ the classes the kind allows (docs/labels.md, "Session units by kind"), and a cal
 whose tool only runs a command or writes a file is code whatever its arguments say. An
 agent's reply is not a decision (the person decides, in a prompt, or in the answer the client
 hands back when the agent asked them: that result is a decision). A person's prompts and
-the turns of threads and plain text keep every class.
+the turns of threads and plain text keep every class, but a prompt that is only a pick among
+options or a go-ahead is a decision (`turnlens.core.picks`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence, command_evidence, main_command
+from turnlens.core.picks import bare_pick, pick_why
 from turnlens.core.prebuilt import compile_re
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -272,6 +274,8 @@ def kind_evidence(
         return ("context",), "the client's notice is context"
     if kind == "reply" and _leads_in(text):
         return ("context",), _LEAD_IN_WHY
+    if kind == "prompt" and bare_pick(text):
+        return ("decision",), pick_why()
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)

@@ -1,0 +1,68 @@
+"""A person's bare pick or go-ahead, typed to an agent: the whole prompt is the choice.
+
+In a session the agent proposes and asks; the person decides in the next prompt, and often
+with a word: an option ("B", "opção A", "方案二", "Q1: A, Q2: C"), a go-ahead ("yes do it",
+"go ahead", "dale", "vas-y", "mach das", "执行", "進めてください") or a no-go ("no", "nein"). The guide counts short
+decisions ("ok ship it", "Vale, vamos con la opción B"); read alone, such a prompt has too few
+words for the model, which takes it for chitchat. Only a prompt that is nothing but the pick
+or the go-ahead (and a please, a thanks, punctuation) is matched: a plain "ok", "thanks" or
+"continue" acknowledges or resumes and decides nothing, and anything longer is left to the
+model.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from turnlens.core.prebuilt import IGNORECASE, compile_re
+
+# the longest text read as a bare pick or go-ahead (code points, trimmed)
+PICK_MAX: Final = 48
+
+# an option named by its letter or number: alone ("B", "2."), after a word for "option" in
+# the languages the guide covers, or before 案 ("A案"); or answers to several questions
+_OPTION = (
+    r"(?:[A-Ea-e1-9][.)]?"
+    r"|(?:option|opci[oó]n|op[cç][aã]o|opzione|variante|choix|choice|plan|方案|选项|选择|选|方法|案|オプション|선택|옵션)"
+    r"[ \t]*+(?:[A-Ea-e1-9]|[一二三四五])"
+    r"|[A-Ea-e1-9][ \t]*+案"
+    r"|(?:Q?[1-9][ \t]*+[:：.)-][ \t]*+[A-Ea-e1-9][ \t]*+[,，;；]?[ \t]*+){2,9})"
+)
+# a go-ahead: an answer that lets the agent do what it proposed
+_GO = (
+    r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|fine|sounds good|looks good|perfect|great|好的?|嗯|はい)?"
+    r"[ \t,，、.!]*+"
+    r"(?:yes(?: please)?|yeah|yep|yup"
+    r"|(?:please[ \t]+)?(?:do it|go ahead|go for it|proceed|let['’]?s do it|let['’]?s go|ship it|make it so|approved|lgtm)"
+    r"|s[ií](?:,? (?:hazlo|adelante|dale|procede))?|dale|adelante|hazlo|procede|de acuerdo,? adelante"
+    r"|sim|pode(?: fazer| seguir| prosseguir| ir)?|manda ver|fa[cç]a|prossiga|bora|vai fundo"
+    r"|oui|vas-?y|allez-?y|fais-le|c['’]est parti|d['’]accord,? vas-?y"
+    r"|ja(?: bitte)?|mach(?: das| es)?|leg los|los geht['’]?s|einverstanden"
+    r"|s[iì],? procedi|procedi|fallo|vai pure"
+    r"|да|давай|делай|согласен|согласна"
+    r"|执行|开始吧|开始|同意|可以|就这样|就这么办|没问题|按这个来|照做"
+    r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して"
+    r"|네|응|좋아|진행해(?:주세요|줘)?|해줘|해주세요"
+    # a no-go declines what was proposed: a decision too
+    r"|no(?:pe)?(?:,? thanks)?|no,? don['’]?t|don['’]?t|n[aã]o|non|nein|нет|不要|不用|いいえ|아니(?:요|오)?)"
+)
+_POLITE = (
+    r"(?:[ \t,]*+(?:please|pls|thanks|thank you|por favor|gracias|obrigad[oa]|merci|s'il te pla[iî]t"
+    r"|bitte|danke|grazie|пожалуйста|спасибо|谢谢|吧|でお願いします|お願いします|주세요))?"
+)
+_BARE = compile_re(
+    rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714\u2764]*+[ \t]*+\Z",
+    IGNORECASE,
+)
+_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
+
+
+def bare_pick(text: str) -> bool:
+    """Whether a person's prompt is only a pick among options or a go-ahead (see the module)."""
+    body = text.strip()
+    return 0 < len(body) <= PICK_MAX and "\n" not in body and _BARE.match(body) is not None
+
+
+def pick_why() -> str:
+    """Why a bare pick or go-ahead is a decision, for the views."""
+    return _WHY

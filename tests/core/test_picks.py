@@ -1,0 +1,88 @@
+"""A person's bare pick or go-ahead, typed to an agent, is a decision (core.picks, core.kinds)."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnlens.classifier import classify, classify_unit
+from turnlens.core.kinds import allowed_classes
+from turnlens.core.picks import PICK_MAX, bare_pick
+from turnlens.core.rules import builtin_pack
+
+PICKS = [
+    "B",
+    "2.",
+    "opção A",
+    "Option 2",
+    "opción B por favor",
+    "方案二",
+    "B案でお願いします",
+    "Q1: A, Q2: C, Q3: A",
+    "yes do it",
+    "Yes",
+    "okay, go ahead",
+    "sounds good, do it",
+    "DO IT!",
+    "let’s do it",
+    "ship it 🚀",
+    "dale",
+    "pode fazer",
+    "vas-y",
+    "ja bitte",
+    "mach das",
+    "好的，执行",
+    "开始吧",
+    "はい、お願いします",
+    "진행해주세요",
+    "давай",
+    "procedi",
+    "no",
+    "nein",
+]
+NOT_PICKS = [
+    "ok",
+    "okay!",
+    "thanks",
+    "continue",
+    "继续",
+    "go on",
+    "好的，谢谢",
+    "fix it",
+    "commit",
+    "sure",
+    "15",
+    "no idea",
+    "yes but rename the helper first",
+    "opçao A, mas antes atualize o plano com os pontos pendentes",
+    "B is wrong: the cache must be per tenant",
+    "do it\nand then run the tests",
+]
+
+
+@pytest.mark.parametrize("text", PICKS)
+def test_a_bare_pick_go_ahead_or_no_go_is_a_decision(text: str) -> None:
+    assert bare_pick(text)
+    assert allowed_classes("prompt", text) == ("decision",)
+    c = classify_unit(text, "prompt")
+    assert c.task_class == "decision" and c.frozen == "true"
+
+
+@pytest.mark.parametrize("text", NOT_PICKS)
+def test_acknowledgements_resumes_and_longer_prompts_are_left_to_the_model(text: str) -> None:
+    assert not bare_pick(text)
+    assert allowed_classes("prompt", text) is None
+
+
+def test_only_a_persons_prompt_is_read_so() -> None:
+    """A "yes" in a thread is no answer to an agent, and an agent's own "Yes" decides nothing:
+    both are classified as before."""
+    pack = builtin_pack("default")
+    for text in ("yes do it", "B"):
+        assert classify_unit(text, "prompt").confidence == 1.0  # the kind settles it
+        assert allowed_classes(None, text) is None
+        assert classify(text, pack).confidence < 1.0  # a turn of a thread: the model's answer
+        assert "decision" not in (allowed_classes("reply", text) or ())
+
+
+def test_a_long_text_is_never_a_bare_pick() -> None:
+    assert not bare_pick("yes " + "please " * PICK_MAX)
