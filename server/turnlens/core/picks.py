@@ -12,9 +12,12 @@ model.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from turnlens.core.prebuilt import IGNORECASE, compile_re
+
+if TYPE_CHECKING:
+    import re
 
 # the longest text read as a bare pick or go-ahead (code points, trimmed)
 PICK_MAX: Final = 48
@@ -50,17 +53,20 @@ _POLITE = (
     r"(?:[ \t,]*+(?:please|pls|thanks|thank you|por favor|gracias|obrigad[oa]|merci|s'il te pla[iî]t"
     r"|bitte|danke|grazie|пожалуйста|спасибо|谢谢|吧|でお願いします|お願いします|주세요))?"
 )
-_BARE = compile_re(
-    rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714\u2764]*+[ \t]*+\Z",
-    IGNORECASE,
-)
+_BARE = rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714\u2764]*+[ \t]*+\Z"
+# compiled when a short prompt first asks (a few ms): a session with none never pays for it
+_compiled: list[re.Pattern[str]] = []
 _WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
 
 
 def bare_pick(text: str) -> bool:
     """Whether a person's prompt is only a pick among options or a go-ahead (see the module)."""
     body = text.strip()
-    return 0 < len(body) <= PICK_MAX and "\n" not in body and _BARE.match(body) is not None
+    if not 0 < len(body) <= PICK_MAX or "\n" in body:
+        return False
+    if not _compiled:
+        _compiled.append(compile_re(_BARE, IGNORECASE))
+    return _compiled[0].match(body) is not None
 
 
 def pick_why() -> str:
