@@ -2,9 +2,9 @@
 
 In a session the agent proposes and asks; the person decides in the next prompt, and often
 with a word: an option ("B", "opção A", "方案二", "Q1: A, Q2: C"), a go-ahead ("yes do it",
-"go ahead", "dale", "vas-y", "mach das", "执行", "進めてください") or a no-go ("no", "nein"). The guide counts short
-decisions ("ok ship it", "Vale, vamos con la opción B"); read alone, such a prompt has too few
-words for the model, which takes it for chitchat. Only a prompt that is nothing but the pick
+"go ahead", "dale", "vas-y", "mach das", "执行", "進めてください") or a no-go ("no", "nein").
+The guide counts short decisions ("ok ship it", "Vale, vamos con la opción B"); read alone,
+such a prompt has too few words for the model, which takes it for chitchat. Only a prompt that is nothing but the pick
 or the go-ahead (and a please, a thanks, punctuation) is matched: a plain "ok", "thanks" or
 "continue" acknowledges or resumes and decides nothing, and anything longer is left to the
 model.
