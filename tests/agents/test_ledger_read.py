@@ -16,6 +16,7 @@ import pytest
 
 from tests.agents.conftest import COMPACTED, SESSION
 from tests.agents.make_fixtures import Writer, session
+from tests.formats.common import ask_user_question
 from turnlens.agents import compaction
 from turnlens.agents import ledger as ledger_module
 from turnlens.agents.guard import in_doubt
@@ -253,19 +254,12 @@ def test_the_persons_answer_to_a_question_is_kept_and_given_back(
         '"Fail open: serve without limits and log". You can now continue with the user\'s answers in mind.'
     )
     w = session()
-    question = {
-        "questions": [
-            {
-                "question": "Where do the buckets live when Redis is down?",
-                "header": "Redis down",
-                "multiSelect": False,
-                "options": [
-                    {"label": "Fail open: serve without limits and log", "description": "No outage"},
-                    {"label": "Fail closed: answer 503", "description": "No unlimited traffic"},
-                ],
-            }
-        ]
-    }
+    question = ask_user_question(
+        "Where do the buckets live when Redis is down?",
+        "Redis down",
+        ("Fail open: serve without limits and log", "No outage"),
+        ("Fail closed: answer 503", "No unlimited traffic"),
+    )
     tid = w.assistant("One choice is yours before I go on.", ("AskUserQuestion", question))
     assert tid
     w.tool_result(tid, answer)

@@ -33,3 +33,10 @@ def shape(units: list[Unit]) -> list[tuple[str | None, str | None]]:
 
 def to_crlf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def ask_user_question(question: str, header: str, *options: tuple[str, str]) -> dict[str, object]:
+    """The input of a Claude Code `AskUserQuestion` call: one question, its (label,
+    description) options, a single pick."""
+    choices = [{"label": label, "description": about} for label, about in options]
+    return {"questions": [{"question": question, "header": header, "multiSelect": False, "options": choices}]}

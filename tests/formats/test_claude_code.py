@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.formats.common import ask_user_question
 from tests.formats.conftest import check_spans, read
 from turnlens.pipeline.formats import FormatOptions, get_format
 
@@ -217,19 +218,12 @@ def test_the_persons_answers_are_kept_as_decisions() -> None:
             json.dumps({"type": kind, "message": {"role": kind, "content": content}, "sessionId": "s"}) + "\n"
         )
 
-    question = {
-        "questions": [
-            {
-                "question": "Where should uploads go?",
-                "header": "Storage",
-                "multiSelect": False,
-                "options": [
-                    {"label": "S3", "description": "One bucket per tenant"},
-                    {"label": "Local disk", "description": "Simpler, one server only"},
-                ],
-            }
-        ]
-    }
+    question = ask_user_question(
+        "Where should uploads go?",
+        "Storage",
+        ("S3", "One bucket per tenant"),
+        ("Local disk", "Simpler, one server only"),
+    )
     plan = "# Uploads\n1. Presigned S3 URLs per tenant.\n2. Remove the local /uploads folder."
     text = (
         line("user", [{"type": "text", "text": "add file uploads to the profile page"}])
