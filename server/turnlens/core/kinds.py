@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence, command_evidence, main_command
-from turnlens.core.picks import bare_pick, pick_why
+from turnlens.core.picks import PICK_WHY, bare_pick
 from turnlens.core.prebuilt import compile_re
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -244,13 +244,12 @@ def kind_evidence(
     allowed = KIND_CLASSES.get(kind)
     why = _KIND_WHY.get(kind)
     if kind == "tool_result":
-        if _ANSWERED.match(text) or (
-            call is not None and tool_name(call) in _ASK_TOOLS and _ANSWERS_JSON.match(text)
-        ):
+        tool = tool_name(call) if call is not None else None
+        if _ANSWERED.match(text) or (tool in _ASK_TOOLS and _ANSWERS_JSON.match(text)):
             return ("decision",), _ANSWER_WHY
         settled = result_evidence(text)
         if (settled is None or len(settled[0]) > 1) and call is not None:
-            by_call = call_evidence(call, tool_name(call))
+            by_call = call_evidence(call, tool)
             # a command that failed printed its error, not what it prints (a failed test run's
             # output is still its verdict)
             if by_call is not None and by_call[0] != ("review",) and failed(text):
@@ -275,7 +274,7 @@ def kind_evidence(
     if kind == "reply" and _leads_in(text):
         return ("context",), _LEAD_IN_WHY
     if kind == "prompt" and bare_pick(text):
-        return ("decision",), pick_why()
+        return ("decision",), PICK_WHY
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)

@@ -56,7 +56,8 @@ _POLITE = (
 _BARE = rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714\u2764]*+[ \t]*+\Z"
 # compiled when a short prompt first asks (a few ms): a session with none never pays for it
 _compiled: list[re.Pattern[str]] = []
-_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
+# why, for the views
+PICK_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
 
 
 def bare_pick(text: str) -> bool:
@@ -67,8 +68,3 @@ def bare_pick(text: str) -> bool:
     if not _compiled:
         _compiled.append(compile_re(_BARE, IGNORECASE))
     return _compiled[0].match(body) is not None
-
-
-def pick_why() -> str:
-    """Why a bare pick or go-ahead is a decision, for the views."""
-    return _WHY
