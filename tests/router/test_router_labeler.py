@@ -166,3 +166,75 @@ def test_fast_path_agrees_with_the_plain_engine_on_the_corpora() -> None:
         texts += [json.loads(line)["text"] for line in DEV.open()]
     for text in texts:
         assert score(text, pack).scores == score_plain(text, pack.rules, pack.categories), text
+
+
+# The signals people name, in the other languages real prompts come in: each text fires the
+# rule named beside it, as the English or Spanish form does.
+SIGNALS_BY_LANGUAGE = [
+    ("为什么这个配置没有生效", "analysis.why"),
+    ("pourquoi le build échoue depuis hier", "analysis.why"),
+    ("warum schlägt der Test auf CI fehl", "analysis.why"),
+    ("почему падает сборка", "analysis.why"),
+    ("なぜこのテストは失敗するのですか", "analysis.why"),
+    ("Explique-moi ce que fait ce module", "analysis.explain"),
+    ("请解释一下这个函数的返回值", "analysis.explain"),
+    ("Erklär mir bitte den Ablauf beim Login", "analysis.explain"),
+    ("排查一下登录失败的问题", "analysis.investigate"),
+    ("выясни, откуда берётся этот таймаут", "analysis.investigate"),
+    ("ログイン処理を調査してください", "analysis.investigate"),
+    ("проверь этот код на утечки", "analysis.review"),
+    ("分析一下项目的依赖结构", "analysis.review"),
+    ("Vérifie la config de déploiement", "analysis.review"),
+    ("这个接口是否支持分页", "analysis.yes-no"),
+    ("この設定は必要ですか？", "analysis.yes-no"),
+    ("Est-ce que le cache est vidé au redémarrage", "analysis.yes-no"),
+    ("Wo wird der Token gespeichert?", "analysis.wh-question"),
+    ("这个值在哪里设置？", "analysis.wh-question"),
+    ("设计一个缓存层的方案", "design.verb"),
+    ("Schlag mir vor, wie wir die Module trennen", "design.verb"),
+    ("предложи структуру базы данных", "design.verb"),
+    ("Quelle approche pour la synchronisation hors ligne", "design.approach"),
+    ("整体架构怎么分层比较好", "design.approach"),
+    ("哪个方案更适合移动端", "design.options"),
+    ("请实现用户注册接口", "coding.verb"),
+    ("добавь проверку на пустой список", "coding.verb"),
+    ("Ajoute un bouton d'export CSV", "coding.verb"),
+    ("エラー表示を修正してください", "coding.verb"),
+    ("把这个文件重命名为 utils.ts", "bookkeeping.rename-move"),
+    ("Renomme le dossier old en legacy", "bookkeeping.rename-move"),
+    ("コミットしてプッシュしてください", "bookkeeping.git"),
+    ("提交代码并推送到远程", "bookkeeping.git"),
+    ("清理一下无用的导入", "bookkeeping.cleanup"),
+    ("bonjour !", "chat.greeting"),
+    ("你好", "chat.greeting"),
+    ("merci beaucoup", "chat.thanks"),
+    ("谢谢你的帮助", "chat.thanks"),
+    ("好的", "chat.ack"),
+    ("わかりました", "chat.ack"),
+]
+
+
+@pytest.mark.parametrize(("text", "rule"), SIGNALS_BY_LANGUAGE)
+def test_the_signals_fire_in_the_languages_people_write(text: str, rule: str) -> None:
+    assert rule in {s.rule for s in label_text(text).signals}, text
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # an acknowledgement in Chinese or Japanese is one only alone: here it opens a request
+        ("好的，现在实现登录功能", "chat.ack"),
+        # 提交 is also a form's submit: only a commit of the work is the git chore
+        ("提交表单的时候报错了", "bookkeeping.git"),
+        # "porque" is "because", not "why"
+        ("não funciona porque o token expira", "analysis.why"),
+    ],
+)
+def test_the_signals_stay_quiet_where_the_word_means_something_else(text: str, rule: str) -> None:
+    assert rule not in {s.rule for s in label_text(text).signals}, text
+
+
+def test_the_fast_path_agrees_with_the_plain_engine_in_every_language() -> None:
+    pack = label_pack()
+    for text, _ in SIGNALS_BY_LANGUAGE:
+        assert score(text, pack).scores == score_plain(text, pack.rules, pack.categories), text

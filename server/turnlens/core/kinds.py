@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence, command_evidence, main_command
-from turnlens.core.picks import PICK_WHY, bare_pick
+from turnlens.core.picks import GO_AHEAD_WHY, PICK_WHY, answered_go_ahead, bare_pick
 from turnlens.core.prebuilt import compile_re
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -275,6 +275,8 @@ def kind_evidence(
         return ("context",), _LEAD_IN_WHY
     if kind == "prompt" and bare_pick(text):
         return ("decision",), PICK_WHY
+    if kind == "prompt" and answered_go_ahead(text):
+        return ("decision",), GO_AHEAD_WHY
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)

@@ -8,6 +8,13 @@ such a prompt has too few words for the model, which takes it for chitchat. Only
 or the go-ahead (and a please, a thanks, punctuation) is matched: a plain "ok", "thanks" or
 "continue" acknowledges or resumes and decides nothing, and anything longer is left to the
 model.
+
+One longer shape is a decision too: an answer word that says yes to what the agent asked,
+then what to do ("yes, activate it", "sure push the changes", "sí, hazlo con la B", "是的，
+按这个改"). It is the guide's "sounds good, let's do that" said with the directive. Only the
+words that answer a question open it (yes, sure, sí, sim, oui, ja, да, 是的, はい, 네): an "ok"
+or a "great" as often opens a new request or a report, and a statement after the yes ("yes,
+it works now") reports and decides nothing.
 """
 
 from __future__ import annotations
@@ -54,10 +61,24 @@ _POLITE = (
     r"|bitte|danke|grazie|пожалуйста|спасибо|谢谢|吧|でお願いします|お願いします|주세요))?"
 )
 _BARE = rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714\u2764]*+[ \t]*+\Z"
+# an answer word that says yes, then the directive (`answered_go_ahead`)
+GO_AHEAD_MAX_WORDS: Final = 14
+# (a bare "si" is also "if" in Spanish and French: only with a comma or a stop after it)
+_YES = r"(?:yes|yeah|yep|yup|sure|sí|si(?=[ \t]*+[,，.!])|sim|oui|ja|да|是的|对的|はい|네)"
+# what opens a statement rather than a directive: it reports, it does not decide
+_STATEMENT = (
+    r"(?:(?:it|it['’]s|its|that|that['’]s|this|i|i['’]m|i['’]ve|we|we['’]re|the|there|they|you"
+    r"|es|est[aá]|eso|isso|c['’]est|[çc]a|das|es ist|это)\b|这|那|我)"
+)
+# a word, or one character of Chinese, Japanese or Korean (which write no spaces)
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_WORD = rf"[{_CJK}]|[^\W{_CJK}]+"
+_GO_AHEAD = rf"\A[ \t]*+{_YES}[ \t]*+[,，、.!！:;—–-]*+[ \t]*+(?!{_STATEMENT})\w"
 # compiled when a short prompt first asks (a few ms): a session with none never pays for it
 _compiled: list[re.Pattern[str]] = []
 # why, for the views
 PICK_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
+GO_AHEAD_WHY: Final = "a person's yes, then what to do, decides what the agent proposed: decision"
 
 
 def bare_pick(text: str) -> bool:
@@ -66,5 +87,18 @@ def bare_pick(text: str) -> bool:
     if not 0 < len(body) <= PICK_MAX or "\n" in body:
         return False
     if not _compiled:
-        _compiled.append(compile_re(_BARE, IGNORECASE))
+        _compiled[:] = [compile_re(p, IGNORECASE) for p in (_BARE, _GO_AHEAD, _WORD)]
     return _compiled[0].match(body) is not None
+
+
+def answered_go_ahead(text: str) -> bool:
+    """Whether a person's prompt says yes and then what to do, in one short line with no
+    question (see the module): "yes, activate it", "sure push the changes"."""
+    body = text.strip()
+    if "\n" in body or "?" in body or "？" in body or len(body) > PICK_MAX * 3:
+        return False
+    if not _compiled:
+        _compiled[:] = [compile_re(p, IGNORECASE) for p in (_BARE, _GO_AHEAD, _WORD)]
+    if _compiled[1].match(body) is None:
+        return False
+    return 2 <= len(_compiled[2].findall(body)) <= GO_AHEAD_MAX_WORDS
