@@ -46,7 +46,7 @@ MODULE_PATTERNS = (
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),
     ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),
     ("turnlens.router.resolve", "_FRONTMATTER_END", re.MULTILINE),
-    ("turnlens.learn.features", "_CJK_CHAR", 0),
+    ("turnlens.core.cjk", "_CJK_CHAR", 0),
     ("turnlens.learn.features", "_CODE_LINE", 0),
     ("turnlens.router.resolve", "_FRONTMATTER_EFFORT", re.MULTILINE | re.IGNORECASE),
     ("turnlens.router.resolve", "_LEADING_DIRECTIVES", re.IGNORECASE),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from turnlens.core.cjk import text_words
 from turnlens.core.prebuilt import IGNORECASE, compile_re
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ _POLITE = (
 )
 _BARE = rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714\u2764]*+[ \t]*+\Z"
 # an answer word that says yes, then the directive (`answered_go_ahead`)
+# (words as the learned features count them: two CJK characters make one: `core.cjk`)
 GO_AHEAD_MAX_WORDS: Final = 14
 # (a bare "si" is also "if" in Spanish and French: only with a comma or a stop after it)
 _YES = r"(?:yes|yeah|yep|yup|sure|sí|si(?=[ \t]*+[,，.!])|sim|oui|ja|да|是的|对的|はい|네)"
@@ -70,9 +72,6 @@ _STATEMENT = (
     r"(?:(?:it|it['’]s|its|that|that['’]s|this|i|i['’]m|i['’]ve|we|we['’]re|the|there|they|you"
     r"|es|est[aá]|eso|isso|c['’]est|[çc]a|das|es ist|это)\b|这|那|我)"
 )
-# a word, or one character of Chinese, Japanese or Korean (which write no spaces)
-_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
-_WORD = rf"[{_CJK}]|[^\W{_CJK}]+"
 _GO_AHEAD = rf"\A[ \t]*+{_YES}[ \t]*+[,，、.!！:;—–-]*+[ \t]*+(?!{_STATEMENT})\w"
 # compiled when a short prompt first asks (a few ms): a session with none never pays for it
 _compiled: list[re.Pattern[str]] = []
@@ -81,24 +80,28 @@ PICK_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agen
 GO_AHEAD_WHY: Final = "a person's yes, then what to do, decides what the agent proposed: decision"
 
 
+def _patterns() -> list[re.Pattern[str]]:
+    """The bare pick's and the go-ahead's patterns, compiled the first time they are asked."""
+    if not _compiled:
+        _compiled[:] = [compile_re(_BARE, IGNORECASE), compile_re(_GO_AHEAD, IGNORECASE)]
+    return _compiled
+
+
 def bare_pick(text: str) -> bool:
     """Whether a person's prompt is only a pick among options or a go-ahead (see the module)."""
     body = text.strip()
     if not 0 < len(body) <= PICK_MAX or "\n" in body:
         return False
-    if not _compiled:
-        _compiled[:] = [compile_re(p, IGNORECASE) for p in (_BARE, _GO_AHEAD, _WORD)]
-    return _compiled[0].match(body) is not None
+    return _patterns()[0].match(body) is not None
 
 
 def answered_go_ahead(text: str) -> bool:
     """Whether a person's prompt says yes and then what to do, in one short line with no
     question (see the module): "yes, activate it", "sure push the changes"."""
     body = text.strip()
-    if "\n" in body or "?" in body or "？" in body or len(body) > PICK_MAX * 3:
+    # a cheap bound first: a line this long has more words than a go-ahead
+    if "\n" in body or "?" in body or "？" in body or len(body) > GO_AHEAD_MAX_WORDS * 12:
         return False
-    if not _compiled:
-        _compiled[:] = [compile_re(p, IGNORECASE) for p in (_BARE, _GO_AHEAD, _WORD)]
-    if _compiled[1].match(body) is None:
+    if _patterns()[1].match(body) is None:
         return False
-    return 2 <= len(_compiled[2].findall(body)) <= GO_AHEAD_MAX_WORDS
+    return 2 <= text_words(len(body.split()), body) <= GO_AHEAD_MAX_WORDS

@@ -33,6 +33,11 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+# the CJK ranges are the core's (`core.cjk`: the go-ahead counts words as these features do);
+# named here too, where the kernel's compatibility check reads them
+from turnlens.core.cjk import CJK_RANGES as CJK_RANGES
+from turnlens.core.cjk import WORD_CJK_RANGES as WORD_CJK_RANGES
+from turnlens.core.cjk import text_words
 from turnlens.core.prebuilt import compile_re
 
 TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
@@ -52,9 +57,6 @@ TAIL_TOKENS = 100
 
 _DIGIT = compile_re(r"[1-9]")
 _DIGIT_TABLE = str.maketrans("123456789", "000000000")
-# Chinese and Japanese write words without spaces: each ideograph or kana is a token of its
-# own, so that the word bigrams are the script's two-character words ("合并", "回滚")
-CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 
 
 def token_pattern(cjk: tuple[tuple[int, int], ...]) -> str:
@@ -128,22 +130,6 @@ def _bucket(value: int, edges: Iterable[int]) -> str:
         if value <= edge:
             return f"≤{edge}"
     return ">"
-
-
-# the characters a text's length in words counts by two (`text_words`): CJK and Hangul
-WORD_CJK_RANGES = (*CJK_RANGES, (0xAC00, 0xD7AF))
-_CJK_CHAR = compile_re(  # compiled ahead: ~2 ms with `re`
-    "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in WORD_CJK_RANGES) + "]"
-)
-
-
-def text_words(words: int, region_text: str) -> int:
-    """How long the text is in words, Chinese, Japanese and Korean included: whitespace
-    words, plus one for each two CJK characters (scripts that write no spaces between words
-    would otherwise make a long sentence one "word")."""
-    if region_text.isascii():
-        return words
-    return words + len(_CJK_CHAR.findall(region_text)) // 2
 
 
 def shape(text: str, words: int, lines: int) -> list[str]:
