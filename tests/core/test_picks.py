@@ -89,9 +89,9 @@ def test_a_long_text_is_never_a_bare_pick() -> None:
 
 # a yes, then what to do: the person lets the agent go on, and says how
 GO_AHEADS = [
-    "yes, activate it!",
-    "sure push the changes",
-    "yes implement the best method",
+    "yes, turn it on!",
+    "sure push it",
+    "yes use the simpler method",
     "yes but rename the helper first",
     "Yeah, keep the old endpoint for now",
     "sí, hazlo con la opción B",
@@ -138,7 +138,7 @@ def test_questions_reports_and_new_requests_after_a_yes_are_left_to_the_model(te
 def test_the_go_ahead_says_why_and_holds_only_for_a_persons_prompt() -> None:
     from turnlens.core.kinds import kind_evidence
 
-    assert kind_evidence("prompt", "sure push the changes") == (("decision",), GO_AHEAD_WHY)
+    assert kind_evidence("prompt", "sure push it") == (("decision",), GO_AHEAD_WHY)
     # a thread's "yes, merge it" or an agent's reply: the model's, as before
-    assert allowed_classes(None, "sure push the changes") is None
-    assert "decision" not in (allowed_classes("reply", "sure push the changes") or ())
+    assert allowed_classes(None, "sure push it") is None
+    assert "decision" not in (allowed_classes("reply", "sure push it") or ())

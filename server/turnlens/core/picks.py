@@ -10,7 +10,7 @@ or the go-ahead (and a please, a thanks, punctuation) is matched: a plain "ok", 
 model.
 
 One longer shape is a decision too: an answer word that says yes to what the agent asked,
-then what to do ("yes, activate it", "sure push the changes", "sí, hazlo con la B", "是的，
+then what to do ("yes, turn it on", "sure, push it", "sí, hazlo con la B", "是的，
 按这个改"). It is the guide's "sounds good, let's do that" said with the directive. Only the
 words that answer a question open it (yes, sure, sí, sim, oui, ja, да, 是的, はい, 네): an "ok"
 or a "great" as often opens a new request or a report, and a statement after the yes ("yes,
@@ -97,7 +97,7 @@ def bare_pick(text: str) -> bool:
 
 def answered_go_ahead(text: str) -> bool:
     """Whether a person's prompt says yes and then what to do, in one short line with no
-    question (see the module): "yes, activate it", "sure push the changes"."""
+    question (see the module): "yes, turn it on", "sure, push it"."""
     body = text.strip()
     # a cheap bound first: a line this long has more words than a go-ahead
     if "\n" in body or "?" in body or "？" in body or len(body) > GO_AHEAD_MAX_WORDS * 12:
