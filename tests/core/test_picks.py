@@ -1,12 +1,22 @@
-"""A person's bare pick or go-ahead, typed to an agent, is a decision (core.picks, core.kinds)."""
+"""A person's bare pick, go-ahead or stated choice, typed to an agent, is a decision (core.picks,
+core.kinds)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
 from turnlens.classifier import classify, classify_unit
 from turnlens.core.kinds import allowed_classes
-from turnlens.core.picks import GO_AHEAD_WHY, PICK_MAX, answered_go_ahead, bare_pick
+from turnlens.core.picks import (
+    GO_AHEAD_WHY,
+    PICK_MAX,
+    STATED_WHY,
+    answered_go_ahead,
+    bare_pick,
+    stated_choice,
+)
 from turnlens.core.rules import builtin_pack
 
 PICKS = [
@@ -52,7 +62,6 @@ NOT_PICKS = [
     "sure",
     "15",
     "no idea",
-    "opçao A, mas antes atualize o plano com os pontos pendentes",
     "B is wrong: the cache must be per tenant",
     "do it\nand then run the tests",
 ]
@@ -122,12 +131,60 @@ NOT_GO_AHEADS = [
 ]
 
 
-@pytest.mark.parametrize("text", GO_AHEADS)
-def test_a_yes_then_what_to_do_is_a_decision(text: str) -> None:
-    assert answered_go_ahead(text)
-    assert allowed_classes("prompt", text) == ("decision",)
+# written for TurnLens in the shapes the real sets show: the option first, what the agent
+# proposed taken, a choice said, things kept as they are
+STATED = [
+    "Option B, and keep the old flag behind an env var",
+    "opción 2, pero deja los tests como están",
+    "Opção A — só que primeiro anota no README o que ainda falta",
+    # longer than a bare pick (`NOT_PICKS` once held it): the option said first decides it
+    "opçao A, mas antes atualize o plano com os pontos pendentes",
+    "方案二，先不要动数据库",
+    "B案で進めてください。トークンは設定済みです。",
+    "As you suggested, move the cache to redis and drop the file store",
+    "I've decided to drop the yaml loader, remove it and its tests",
+    "forget it, I decided we stay on cron; walk me through how the job is scheduled",
+    "let's go with the queue then",
+    "pick #2 first, #4 after that, #1 can wait",
+    "Once the changelog entry is in, proceed with option C",
+    "这个先不改了，维持现状",
+    "ok leave it as is",
+    "me quedo con la versión de la rama main",
+]
+NOT_STATED = [
+    # an option mentioned, not picked
+    "add an option B to the export menu",
+    "the options are A or B, which one is faster?",
+    "what does option 2 in the config do?",
+    # a plain request or a report
+    "refactor the loader so it streams the file",
+    "it still fails after the change",
+    # the choice deep in a long brief is part of it
+    "Build the importer. "
+    + "It reads every row, checks the header and writes a report. " * 8
+    + "Then, as you suggested, add a dry run.",
+]
+
+
+# the longer shapes of a person's decision, each with what reads it
+SHAPES = [(answered_go_ahead, GO_AHEAD_WHY, text) for text in GO_AHEADS] + [
+    (stated_choice, STATED_WHY, text) for text in STATED
+]
+
+
+@pytest.mark.parametrize(("reads", "why", "text"), SHAPES)
+def test_a_yes_then_what_to_do_or_a_choice_said_is_a_decision(
+    reads: Callable[[str], bool], why: str, text: str
+) -> None:
+    from turnlens.core.kinds import kind_evidence
+
+    assert reads(text)
+    assert kind_evidence("prompt", text) == (("decision",), why)
     c = classify_unit(text, "prompt", explain=True)
     assert c.task_class == "decision" and c.frozen == "true"
+    # a thread's "yes, merge it" or an agent's reply: the model's, as before
+    assert allowed_classes(None, text) is None
+    assert "decision" not in (allowed_classes("reply", text) or ())
 
 
 @pytest.mark.parametrize("text", NOT_GO_AHEADS)
@@ -135,10 +192,6 @@ def test_questions_reports_and_new_requests_after_a_yes_are_left_to_the_model(te
     assert not answered_go_ahead(text)
 
 
-def test_the_go_ahead_says_why_and_holds_only_for_a_persons_prompt() -> None:
-    from turnlens.core.kinds import kind_evidence
-
-    assert kind_evidence("prompt", "sure push it") == (("decision",), GO_AHEAD_WHY)
-    # a thread's "yes, merge it" or an agent's reply: the model's, as before
-    assert allowed_classes(None, "sure push it") is None
-    assert "decision" not in (allowed_classes("reply", "sure push it") or ())
+@pytest.mark.parametrize("text", NOT_STATED)
+def test_options_mentioned_requests_and_long_briefs_are_left_to_the_model(text: str) -> None:
+    assert not stated_choice(text)

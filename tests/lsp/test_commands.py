@@ -131,7 +131,7 @@ async def test_code_action_ignore_turn_and_file(client: LanguageClient) -> None:
 
 
 async def test_code_action_route_directive(client: LanguageClient) -> None:
-    open_doc(client, URI, "Please look at the flaky retry logic in the importer\n")
+    open_doc(client, URI, "Why does the importer's retry loop fail only on CI? Find the cause.\n")
     await wait_diagnostics(client, URI, version=1)
     action = titled(await actions_at(client, 0), "TurnLens: route this prompt to apply (/route apply)")
     await apply(client, action, "", 2)

@@ -43,6 +43,9 @@ def cpu_budget(seconds: float) -> Iterator[None]:
 
 @pytest.mark.slow
 def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
+    from turnlens.core import picks
+
+    picks._patterns()  # compiled when first asked: compile them so that the walk finds them
     patterns = redos.all_patterns()
     # the walk must really find them: the ones that once backtracked, and the packs' rules
     for name in (
@@ -51,6 +54,10 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.pipeline.formats.markdown_chat._TITLE[0]",
         "turnlens.pipeline.formats.mdtext._DIRECTIVE_LINE[0]",
         "pack:default:code.excerpt",
+        # a person's bare pick, go-ahead and stated choice
+        "turnlens.core.picks._compiled[0]",
+        "turnlens.core.picks._compiled[1]",
+        "turnlens.core.picks._compiled[2]",
     ):
         assert name in patterns, name
     assert len(patterns) > 120 and sum(name.startswith("pack:") for name in patterns) > 90

@@ -193,6 +193,22 @@ SIGNALS_BY_LANGUAGE = [
     ("设计一个缓存层的方案", "design.verb"),
     ("Schlag mir vor, wie wir die Module trennen", "design.verb"),
     ("предложи структуру базы данных", "design.verb"),
+    ("посоветуй, какой цвет взять для фона", "design.verb"),
+    ("你推荐用哪个队列库？", "design.verb"),
+    ("ログ基盤はどれがおすすめですか", "design.verb"),
+    ("que me conseilles-tu pour le cache ?", "design.verb"),
+    ("write an implementation plan in PLAN.md before touching the code", "design.plan-doc"),
+    ("先帮我写一份需求文档", "design.plan-doc"),
+    ("is there a cleaner way to pass the config around?", "design.plan-doc"),
+    ("the page is blank after login", "analysis.symptom"),
+    ("列表还是不显示", "analysis.symptom"),
+    ("le bouton ne marche toujours pas", "analysis.symptom"),
+    ("после обновления страница не загружается", "analysis.symptom"),
+    ("設定を変えても反映されない", "analysis.symptom"),
+    ("npm run build\nnpm run preview", "bookkeeping.shell-line"),
+    ("запусти миграции на стейджинге", "bookkeeping.run"),
+    ("ejecuta los tests de integración", "bookkeeping.run"),
+    ("请运行一下所有测试", "bookkeeping.run"),
     ("Quelle approche pour la synchronisation hors ligne", "design.approach"),
     ("整体架构怎么分层比较好", "design.approach"),
     ("哪个方案更适合移动端", "design.options"),
@@ -226,6 +242,13 @@ def test_the_signals_fire_in_the_languages_people_write(text: str, rule: str) ->
         ("好的，现在实现登录功能", "chat.ack"),
         # 提交 is also a form's submit: only a commit of the work is the git chore
         ("提交表单的时候报错了", "bookkeeping.git"),
+        # "make" and "go" are English words before they are commands, and a command named
+        # inside a sentence is not a command line
+        ("make the header sticky on scroll", "bookkeeping.shell-line"),
+        ("gh-pages和main有什么区别", "bookkeeping.shell-line"),
+        ("npm run build fails on the CI runner, why?", "bookkeeping.shell-line"),
+        # 推荐 is also the noun of a recommender system: building one is not asking for advice
+        ("实现推荐系统的召回模块", "design.verb"),
         # "porque" is "because", not "why"
         ("não funciona porque o token expira", "analysis.why"),
     ],

@@ -15,7 +15,14 @@ from __future__ import annotations
 from typing import Final
 
 from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence, command_evidence, main_command
-from turnlens.core.picks import GO_AHEAD_WHY, PICK_WHY, answered_go_ahead, bare_pick
+from turnlens.core.picks import (
+    GO_AHEAD_WHY,
+    PICK_WHY,
+    STATED_WHY,
+    answered_go_ahead,
+    bare_pick,
+    stated_choice,
+)
 from turnlens.core.prebuilt import compile_re
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -277,6 +284,8 @@ def kind_evidence(
         return ("decision",), PICK_WHY
     if kind == "prompt" and answered_go_ahead(text):
         return ("decision",), GO_AHEAD_WHY
+    if kind == "prompt" and stated_choice(text):
+        return ("decision",), STATED_WHY
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)

@@ -15,6 +15,12 @@ then what to do ("yes, turn it on", "sure, push it", "sí, hazlo con la B", "是
 words that answer a question open it (yes, sure, sí, sim, oui, ja, да, 是的, はい, 네): an "ok"
 or a "great" as often opens a new request or a report, and a statement after the yes ("yes,
 it works now") reports and decides nothing.
+
+And a prompt may say the choice in words before what to do (`stated_choice`): it opens on the
+option picked ("Option B, and keep the old flag"), takes what the agent proposed ("as you
+suggested"), says a choice was made ("I've decided to…", "let's go with…", "pick #2 first"),
+or keeps things as they are ("leave it as is", "保持现状"). Only in the head of a prompt of up
+to 60 words: further in, or in a long brief, the choice is part of a spec.
 """
 
 from __future__ import annotations
@@ -73,17 +79,48 @@ _STATEMENT = (
     r"|es|est[aá]|eso|isso|c['’]est|[çc]a|das|es ist|это)\b|这|那|我)"
 )
 _GO_AHEAD = rf"\A[ \t]*+{_YES}[ \t]*+[,，、.!！:;—–-]*+[ \t]*+(?!{_STATEMENT})\w"
+# a choice said in words (`stated_choice`), looked for in the head of the prompt
+STATED_MAX_WORDS: Final = 60
+STATED_HEAD: Final = 300
+_STATED = (
+    # opens on the option picked, named by a word for "option" (a bare letter is `_BARE`'s)
+    r"\A[ \t]*+(?:option|opci[oó]n|op[cç][aã]o|opzione|variante|вариант|方案|选项|方法|オプション|옵션)"
+    r"[ \t]*+(?:[A-E1-9](?!\w)|[一二三四五])"
+    r"|\A[ \t]*+[A-E1-9][ \t]*+案"
+    # takes what the agent proposed
+    r"|\bas you (?:suggested|proposed|recommended)\b|\bcomo (?:sugeriste|sugeriu|propusiste|propuseste"
+    r"|recomendaste)\b|\bcomme tu (?:l['’]as )?(?:sugg[ée]r[ée]|propos[ée])\b|\bwie (?:du )?vorgeschlagen\b"
+    r"|按你(?:说|建议|推荐)的|就按(?:你的|这个)方案|提案(?:通り|どおり)"
+    # says a choice was made
+    r"|\bi(?:['’]ve|[ \t]+have)?[ \t]+decided\b|\bi[ \t]*+(?:am|['’]m)[ \t]+going[ \t]+with\b"
+    r"|\b(?:let['’]?s|we(?:['’]ll|[ \t]+will)?|i(?:['’]ll|[ \t]+will)?)[ \t]+(?:go|stick)[ \t]+with\b"
+    r"|\bstick[ \t]+with\b|\b(?:decid[ií]|he decidido|decidimos|decidi|resolvi|j['’]ai d[ée]cid[ée]"
+    r"|ich habe (?:mich )?entschieden|я решил|я решила|ho deciso)\b|\b(?:me quedo|fico|остановимся) (?:con|com|на)\b"
+    r"|\b(?:work[ \t]+on|start[ \t]+with|go[ \t]+with|proceed[ \t]+(?:with|to)|pick|choose)[ \t]+"
+    r"(?:option[ \t]*+|number[ \t]*+|\#[ \t]*+|no\.[ \t]*+)(?:[A-E]\b|[0-9])"
+    r"|我决定|就用这个|決めました|にします[。！!]?[ \t]*+\Z"
+    # keeps things as they are
+    r"|保持现状|维持现状|\b(?:keep|leave)[ \t]+it[ \t]+as[ \t]+(?:it[ \t]+)?is\b|\bd[ée]jalo (?:as[ií]|como est[aá])\b"
+)
 # compiled when a short prompt first asks (a few ms): a session with none never pays for it
 _compiled: list[re.Pattern[str]] = []
 # why, for the views
 PICK_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
 GO_AHEAD_WHY: Final = "a person's yes, then what to do, decides what the agent proposed: decision"
+STATED_WHY: Final = (
+    "a person's prompt that says the choice made (the option, what was proposed, as it is): decision"
+)
 
 
 def _patterns() -> list[re.Pattern[str]]:
-    """The bare pick's and the go-ahead's patterns, compiled the first time they are asked."""
+    """The bare pick's, the go-ahead's and the stated choice's patterns, compiled the first
+    time they are asked."""
     if not _compiled:
-        _compiled[:] = [compile_re(_BARE, IGNORECASE), compile_re(_GO_AHEAD, IGNORECASE)]
+        _compiled[:] = [
+            compile_re(_BARE, IGNORECASE),
+            compile_re(_GO_AHEAD, IGNORECASE),
+            compile_re(_STATED, IGNORECASE),
+        ]
     return _compiled
 
 
@@ -105,3 +142,15 @@ def answered_go_ahead(text: str) -> bool:
     if _patterns()[1].match(body) is None:
         return False
     return 2 <= text_words(len(body.split()), body) <= GO_AHEAD_MAX_WORDS
+
+
+def stated_choice(text: str) -> bool:
+    """Whether a person's prompt says, in its head, the choice made (see the module):
+    "Option B, and keep the flag", "I've decided to drop it", "let's go with the queue"."""
+    body = text.strip()
+    if not body:
+        return False
+    head = body[:STATED_HEAD]
+    if _patterns()[2].search(head) is None:
+        return False
+    return text_words(len(body.split()), body) <= STATED_MAX_WORDS
