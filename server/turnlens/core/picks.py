@@ -102,7 +102,7 @@ _STATED = (
     # keeps things as they are
     r"|保持现状|维持现状|\b(?:keep|leave)[ \t]+it[ \t]+as[ \t]+(?:it[ \t]+)?is\b|\bd[ée]jalo (?:as[ií]|como est[aá])\b"
 )
-# compiled when a short prompt first asks (a few ms): a session with none never pays for it
+# compiled when a person's prompt first asks (a few ms): a session with none never pays for it
 _compiled: list[re.Pattern[str]] = []
 # why, for the views
 PICK_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
