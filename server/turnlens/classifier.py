@@ -213,6 +213,10 @@ def classify(
         from turnlens.core.kinds import allowed_classes
 
         allowed = allowed_classes(kind, text, call)
+    elif model.task == "classes":  # a conversation turn: its own words may settle its class
+        from turnlens.core.outcomes import turn_classes
+
+        allowed = turn_classes(text)
     return from_model(
         text, result, model, explain=explain, allowed=allowed, seed=seed_answer(result, pack), kind=kind
     )
@@ -278,6 +282,8 @@ def classify_many(
         model = scorer.model
     users = bool(user_rules(pack))
     classes_model = model.task == "classes"
+    from turnlens.core.outcomes import turn_classes
+
     seen: dict[tuple[str, str | None, str | None], Classification] = {}
     out: list[Classification] = []
     new = tuple.__new__
@@ -304,8 +310,10 @@ def classify_many(
                 from turnlens.core.kinds import allowed_classes
 
                 allowed = allowed_classes(kind, text, call)
-                if allowed is not None:
-                    prediction = model.restrict(prediction, allowed)
+            elif classes_model:  # a conversation turn: its own words may settle its class
+                allowed = turn_classes(text)
+            if allowed is not None:
+                prediction = model.restrict(prediction, allowed)
             if prediction.confidence < UNSURE_BELOW:
                 prediction = no_evidence(prediction, seed_answer(result, pack), allowed)
             # the kind's own calibration (whatever kinds the model names; 1.0 for the others)

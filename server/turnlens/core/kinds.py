@@ -7,7 +7,8 @@ whose tool only runs a command or writes a file is code whatever its arguments s
 agent's reply is not a decision (the person decides, in a prompt, or in the answer the client
 hands back when the agent asked them: that result is a decision). A person's prompts and
 the turns of threads and plain text keep every class, but a prompt that is only a pick among
-options or a go-ahead is a decision (`turnlens.core.picks`).
+options or a go-ahead is a decision (`turnlens.core.picks`), and a thread message that says a
+triage outcome is a decision, one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence, command_evidence, main_command
+from turnlens.core.outcomes import turn_evidence
 from turnlens.core.picks import (
     GO_AHEAD_WHY,
     PICK_WHY,
@@ -242,12 +244,14 @@ _KIND_WHY: Final = {
 def kind_evidence(
     kind: str | None, text: str, call: str | None = None
 ) -> tuple[tuple[str, ...] | None, str | None]:
-    """The classes a unit of `kind` may take (None: any class, as for a conversation turn) and
-    why, for the views. `call`: for a tool result, the text of the call that produced it, where
+    """The classes a unit of `kind` may take (None: any class, as for a conversation turn whose
+    words settle none) and why, for the views. `call`: for a tool result, the text of the call that produced it, where
     the reader knows it (`Unit.call`): what the call ran settles what the result is when its
     shape does not."""
     if kind is None:
-        return None, None
+        # a conversation turn: any class, unless its own words settle it (a triage outcome, a +1)
+        settled = turn_evidence(text)
+        return settled if settled is not None else (None, None)
     allowed = KIND_CLASSES.get(kind)
     why = _KIND_WHY.get(kind)
     if kind == "tool_result":

@@ -205,14 +205,14 @@ def _kind_lines(st: _Style, unit: Unit) -> list[str]:
     kind = unit.kind
     if kind is None:  # a turn read alone: its top may show the agent's reasoning
         kind = kind_of_text(unit.text)
-        if kind is None:
-            return []
     allowed, why = kind_evidence(kind, unit.text, unit.call)
     if allowed is None or why is None:
         return []
+    classes = ", ".join(allowed)
+    if kind is None:  # a conversation turn whose own words settle its class
+        return [f"{st.bold('Settled by its words:')} {st.plain(why)} → {st.plain(classes)}", ""]
     if unit.kind is None:
         why = f"the turn opens with the agent's reasoning; {why}"
-    classes = ", ".join(allowed)
     # the why may name a tool or a program read from the session file: text, not markup
     return [f"{st.bold('Kind:')} {st.plain(kind)} — {st.plain(why)} → {st.plain(classes)}", ""]
 

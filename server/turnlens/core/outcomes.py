@@ -1,0 +1,154 @@
+"""What a message of an issue or pull-request thread settles in a few words.
+
+Two kinds of thread message are short and say all they mean in a handful of words the model,
+which reads words, sees too rarely to weigh: a **triage outcome** ("Closing as won't fix",
+"Merged, thanks!", "Reverting #4412; it broke ARM", "マージしました", "Lo cierro", "已合并") is a
+decision, and a **+1, me too or ping** ("+1", "same here", "any update?", "我也是", "同じく")
+is chitchat (docs/labels.md, Part 1: decision, chitchat). Both are the guide's own examples.
+
+Only a conversation turn is read this way (a unit with no kind: a thread message, a turn of a
+chat export): a person's prompt has its own evidence (`core.picks`) and an agent's reply never
+decides. The outcome must stand at a sentence start, followed by a reason word or the end of
+the sentence, so "closing the file handle" and a coverage bot's "Merging #123 into main
+will…" do not count; a long text counts only when its first line says it (a long report with
+"merged" somewhere in it is a report), and a +1 only when it opens a short text ("me too" and
+then a report with the details is context).
+
+These are core patterns, not rules of a pack: a pack's rules are features of the learned
+model, whose shipped weights must be what training on the shipped corpus gives.
+"""
+
+from __future__ import annotations
+
+from turnlens.core.cjk import text_words
+from turnlens.core.prebuilt import IGNORECASE, MULTILINE, compile_re
+
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
+if TYPE_CHECKING:
+    from typing import Final
+
+# the longest text (in words, CJK counted as the learned features count it) in which an
+# outcome or a +1 anywhere settles the class; the same bound as a person's stated choice
+OUTCOME_MAX_WORDS: Final = 60
+# and characters: a text longer than this is not short whatever its words (60 words of prose
+# are about 400)
+SHORT_CHARS: Final = 1000
+
+TRIAGE_WHY: Final = "a thread message that says a triage outcome (closing as, merged, reverting): decision"
+ME_TOO_WHY: Final = "a thread message that is a +1, a me too or a ping for news: chitchat"
+
+# a sentence start: the line's start (after a bullet or an emoji) or after a full stop
+_START = r"(?:^[^\w\n]{0,3}|[.!;][ \t]+)"
+_WHO = r"(?:(?:i'?m|i am|i'?ll|i will|we'?re|we are|we'?ll|we will|so|ok|okay)[ \t]+)?"
+_GERUND_AFTER = (
+    r"(?:[ \t]*(?:[.!,:;—–]|$)|[ \t]+(?:as|since|because|due|for now|now|in favou?r|per|after|this|"
+    r"it|the (?:issue|pr|pull request|ticket|thread|discussion))\b)"
+)
+_DONE_AFTER = (
+    r"(?:[ \t]*(?:[.!,:;—–]|$)|[ \t]+(?:as|since|because|due|via|in|into|with|manually|now|thanks|"
+    r"this|it|the|some|your|per|after)\b)"
+)
+_TRIAGE = "|".join(
+    (
+        rf"{_START}{_WHO}(?:closing|reopening|re-opening|merging|reverting){_GERUND_AFTER}",
+        rf"{_START}(?:reverting|reopening)[ \t]+#\d",
+        rf"{_START}(?:merged|closed|reverted|reopened){_DONE_AFTER}",
+        # "Thanks, merged!" (one optional run of stops: two runs of blanks around it would
+        # let the match split a long blank run every way)
+        r",[ \t]*(?:merged|closed|reverted)[ \t]*(?:[.!]+[ \t]*)?$",
+        rf"{_START}(?:marking|tagging|labell?ing|flagging)[ \t]+(?:(?:this|it)[ \t]+)?as\b",
+        # es, pt, fr, de: I close it
+        r"\b(?:lo|la|los|las)[ \t]+cierro\b|\bcierro[ \t]+(?:este|esta|el|la)\b",
+        r"\bcerrando[ \t]+(?:este|esta|el|la|por)\b",
+        r"\bfechando[ \t]+(?:esta|este|a|o|issue|por)\b|\bfecho[ \t]+(?:esta|este|a[ \t]+issue)\b",
+        r"\bje[ \t]+(?:la[ \t]+|le[ \t]+)?ferme\b",
+        r"\bich[ \t]+schlie(?:ß|ss)e[ \t]+(?:das|dieses|diesen|den|hier)\b",
+        # zh, ja, ko: merged, closing, (I) will merge
+        r"已(?:经)?合并|合并了|先关(?:闭|了)|关闭(?:这个|此)(?:issue|问题|帖子|pr)",
+        r"マージしま(?:す|した)|マージいたしま|マージさせていただきま|クローズしま(?:す|した)|クローズさせていただきま",
+        r"머지(?:했|합니다|하겠|할게)|병합(?:했습니다|합니다|하겠습니다)",
+    )
+)
+_ME_TOO = (
+    # anchored, and a bounded run of @mentions: a long run of them then no +1 stays linear
+    r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,8}(?:(?:\+1|me too|me as well|same here|"
+    r"same (?:issue|problem|error) here|yo también|a mí también|eu também|moi aussi|ich auch|"
+    r"any (?:update|updates|news|progress)|is there any (?:update|progress|news)|alguna novedad|"
+    r"alguma novidade|des nouvelles|ping[ \t]+@[\w.-]+)(?:[^\w]|$)|"
+    r"我也是|我也(?:有|遇到|碰到|碰见|一样)|同问|有(?:什么)?进展|进展如何|同じく|私も(?:です|同じ)|저도요)"
+)
+
+# from the prebuilt programs (tests/core/test_sre_cache.py lists them): every turn asks them
+_TRIAGE_RE = compile_re(_TRIAGE, IGNORECASE | MULTILINE)
+_ME_TOO_RE = compile_re(_ME_TOO, IGNORECASE)
+
+
+# the head of a text whose first line alone may say an outcome (a long first line, such as a
+# minified payload, is not searched past it)
+HEAD_CHARS: Final = 300
+# a triage outcome holds one of these (lowercased); most turns hold none, and a substring test
+# is far cheaper than the pattern
+_TRIAGE_WORDS: Final = (
+    "closing", "closed", "merging", "merged", "reverting", "reverted", "reopen", "re-open",
+    "marking", "tagging", "labeling", "labelling", "flagging", "cierro", "cerrando", "fechando",
+    "fecho", "ferme", "schließe", "schliesse", "合并", "关", "マージ", "クローズ", "머지", "병합",
+)  # fmt: skip
+
+
+def _first_line(body: str) -> str:
+    return body[:HEAD_CHARS].split("\n", 1)[0]
+
+
+def _may_say_outcome(text: str) -> bool:
+    low = text.lower()
+    for word in _TRIAGE_WORDS:  # noqa: SIM110 - a loop, not any(): it runs for every turn
+        if word in low:
+            return True
+    return False
+
+
+def _short(body: str) -> bool:
+    # a cheap bound first: past it, a text has more words than the limit but for a long link
+    if len(body) > SHORT_CHARS:
+        return False
+    return text_words(len(body.split()), body) <= OUTCOME_MAX_WORDS
+
+
+def triage_outcome(text: str) -> bool:
+    """Whether a thread message says a triage outcome (see the module): on its first line, or
+    anywhere in a text of at most `OUTCOME_MAX_WORDS` words."""
+    body = text.strip()
+    if not body:
+        return False
+    # the cheap test first, on what the pattern would search
+    where = body if len(body) <= SHORT_CHARS else _first_line(body)
+    if not _may_say_outcome(where):
+        return False
+    if _short(body):
+        return _TRIAGE_RE.search(body) is not None
+    head = _first_line(body)
+    return _TRIAGE_RE.search(head) is not None
+
+
+def me_too(text: str) -> bool:
+    """Whether a short thread message opens with a +1, a me too or a ping for news."""
+    body = text.strip()
+    if not body or _ME_TOO_RE.match(_first_line(body)) is None:
+        return False
+    return _short(body)
+
+
+def turn_classes(text: str) -> tuple[str, ...] | None:
+    """`turn_evidence` without the why: what `classifier` asks of every conversation turn."""
+    found = turn_evidence(text)
+    return found[0] if found is not None else None
+
+
+def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
+    """The class a conversation turn's own words settle, and why; None where they settle none.
+    An outcome wins over a +1 ("+1, merged")."""
+    if triage_outcome(text):
+        return ("decision",), TRIAGE_WHY
+    if me_too(text):
+        return ("chitchat",), ME_TOO_WHY
+    return None

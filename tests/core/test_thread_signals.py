@@ -1,0 +1,124 @@
+"""A thread message that settles its own class in a few words, in the languages threads are
+written in (`turnlens.core.outcomes`): a triage outcome is a decision, a +1, me too or ping is
+chitchat. Each side has texts that must stay quiet, where the same words mean something else,
+and the evidence holds only for a conversation turn, never for a prompt or an agent's reply."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnlens.classifier import classify, classify_many
+from turnlens.core.kinds import kind_evidence
+from turnlens.core.outcomes import ME_TOO_WHY, TRIAGE_WHY, me_too, triage_outcome, turn_evidence
+from turnlens.core.rules import builtin_pack
+
+TRIAGE = [
+    "Closing as won't fix.",
+    "Closing since the fix shipped in 2.4.",
+    "closing for now, happy to reopen if it comes back",
+    "I'm closing this, the repo is archived.",
+    "Thanks for the report. Closing due to no response.",
+    "Merged, thanks!",
+    "merged.",
+    "Merged via 3f2a9c1",
+    "Thanks, merged",
+    "Reverting #812; it broke the Windows build.",
+    "Marking as blocking for the 1.0 release.",
+    "Tagging as good first issue.",
+    "Lo cierro porque ya está resuelto en la 3.1.",
+    "Fechando esta issue, resolvida no PR #40.",
+    "Je la ferme, le problème ne se reproduit plus.",
+    "Ich schließe das hier, es ist ein Duplikat.",
+    "已合并，感谢贡献",
+    "ありがとうございます、マージしました！",
+    "テストが通ったらマージします",
+    "리뷰 감사합니다. 머지했습니다.",
+]
+
+NOT_TRIAGE = [
+    "Closing the file handle twice raises an error here.",
+    "Merging #123 (4f1c2d0) into main will increase coverage by 0.2%.",
+    "closing brackets are misplaced in the template",
+    "Should we close this? It looks stale to me.",
+    "The merged config is written to ~/.app/config.toml",
+    "close #157",
+]
+
+ME_TOO = [
+    "+1",
+    "+1 这个什么时候能支持",
+    "me too, on macOS 14",
+    "Same here.",
+    "@maintainer any update on this?",
+    "is there any progress on this?",
+    "ping @carla",
+    "我也是",
+    "我也遇到了同样的问题，请问解决了吗",
+    "同じくです",
+    "yo también tengo este error",
+    "moi aussi",
+    "alguma novidade?",
+]
+
+NOT_ME_TOO = [
+    "Same as before: the importer fails on row 3 when the header is missing.",
+    "Updates to the schema are in the migration below.",
+    "I ping the health endpoint every 30 s",
+    "私は別の方法で試しました",
+    "我觉得这个方案可以",
+]
+
+
+LONG_REPORT = "Merged. " + " ".join(["The importer reads every row twice when the header is missing."] * 8)
+LONG_WITH_OUTCOME_INSIDE = (
+    " ".join(["The importer reads every row twice when the header is missing."] * 8) + "\nMerged, thanks!"
+)
+
+
+@pytest.mark.parametrize("text", TRIAGE)
+def test_a_triage_outcome_is_a_decision(text: str) -> None:
+    assert triage_outcome(text)
+    assert turn_evidence(text) == (("decision",), TRIAGE_WHY)
+    assert classify(text).task_class == "decision"
+
+
+@pytest.mark.parametrize("text", NOT_TRIAGE)
+def test_the_same_words_that_are_no_outcome_stay_quiet(text: str) -> None:
+    assert not triage_outcome(text)
+
+
+@pytest.mark.parametrize("text", ME_TOO)
+def test_a_plus_one_or_a_ping_is_chitchat(text: str) -> None:
+    assert me_too(text)
+    assert turn_evidence(text) == (("chitchat",), ME_TOO_WHY)
+    assert classify(text).task_class == "chitchat"
+
+
+@pytest.mark.parametrize("text", NOT_ME_TOO)
+def test_same_or_ping_inside_a_statement_stays_quiet(text: str) -> None:
+    assert not me_too(text)
+
+
+def test_a_long_text_counts_only_when_its_first_line_says_it() -> None:
+    assert triage_outcome(LONG_REPORT)
+    assert not triage_outcome(LONG_WITH_OUTCOME_INSIDE)
+    assert not me_too("+1 " + " ".join(["the importer reads every row twice"] * 12))
+
+
+def test_an_outcome_wins_over_a_plus_one() -> None:
+    assert turn_evidence("+1, merged.") == (("decision",), TRIAGE_WHY)
+
+
+def test_only_a_conversation_turn_is_settled_by_its_words() -> None:
+    """A person's prompt has its own evidence (core.picks); an agent's reply never decides."""
+    assert kind_evidence(None, "Closing as won't fix.") == (("decision",), TRIAGE_WHY)
+    assert kind_evidence("prompt", "Closing as won't fix.") == (None, None)
+    assert "decision" not in (kind_evidence("reply", "Merged, thanks!")[0] or ())
+    assert kind_evidence(None, "The importer reads every row twice.") == (None, None)
+
+
+def test_batch_answers_as_one_at_a_time() -> None:
+    texts = [*TRIAGE[:5], *ME_TOO[:5], *NOT_TRIAGE, *NOT_ME_TOO]
+    pack = builtin_pack("default")
+    one = [classify(t, pack).task_class for t in texts]
+    assert [c.task_class for c in classify_many(texts, pack)] == one
