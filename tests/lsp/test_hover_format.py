@@ -56,3 +56,23 @@ async def test_plain_text_client_gets_plain_text(bare_client: LanguageClient) ->
     assert re.search(r"^spec ←\s+\d+%\s+5$", text, re.M), text  # the table as aligned columns
     assert re.search(r"^  \+3 spec — 'spec\.ticket' — line 3: 'SPEC-120' \(model [+-]\d\.\d\d\)$", text, re.M)
     assert "Route: " in text
+
+
+THREAD = "Thanks for the report.\n---TURN---\nClosing as a duplicate of #88.\n---TURN---\n我也是\n"
+
+
+async def test_a_turn_settled_by_its_words_says_so(bare_client: LanguageClient) -> None:
+    """A thread message that says a triage outcome or is only a +1 (turnlens.core.outcomes):
+    the class comes from its words, and the hover names them."""
+    await start(bare_client, capabilities=caps([types.MarkupKind.PlainText, types.MarkupKind.Markdown]))
+    open_doc(bare_client, URI, THREAD)
+    diags = await wait_diagnostics(bare_client, URI, version=1)
+    classes = {d.range.start.line: d.data["class"] for d in diags}
+    assert classes.get(2) == "decision" and classes.get(4) == "chitchat", classes
+    for line, because in ((2, "a triage outcome"), (4, "a +1")):
+        hover = await bare_client.text_document_hover_async(
+            types.HoverParams(text_document=DOC, position=pos(line, 1))
+        )
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        text = hover.contents.value
+        assert "Settled by its words:" in text and because in text, text
