@@ -245,9 +245,9 @@ def kind_evidence(
     kind: str | None, text: str, call: str | None = None
 ) -> tuple[tuple[str, ...] | None, str | None]:
     """The classes a unit of `kind` may take (None: any class, as for a conversation turn whose
-    words settle none) and why, for the views. `call`: for a tool result, the text of the call that produced it, where
-    the reader knows it (`Unit.call`): what the call ran settles what the result is when its
-    shape does not."""
+    words settle none) and why, for the views. `call`: for a tool result, the text of the call
+    that produced it, where the reader knows it (`Unit.call`): what the call ran settles what
+    the result is when its shape does not."""
     if kind is None:
         # a conversation turn: any class, unless its own words settle it (a triage outcome, a +1)
         settled = turn_evidence(text)

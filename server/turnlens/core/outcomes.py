@@ -120,14 +120,10 @@ def triage_outcome(text: str) -> bool:
     body = text.strip()
     if not body:
         return False
-    # the cheap test first, on what the pattern would search
-    where = body if len(body) <= SHORT_CHARS else _first_line(body)
-    if not _may_say_outcome(where):
+    # the cheap test first, on as much as the pattern could search
+    if not _may_say_outcome(body if len(body) <= SHORT_CHARS else _first_line(body)):
         return False
-    if _short(body):
-        return _TRIAGE_RE.search(body) is not None
-    head = _first_line(body)
-    return _TRIAGE_RE.search(head) is not None
+    return _TRIAGE_RE.search(body if _short(body) else _first_line(body)) is not None
 
 
 def me_too(text: str) -> bool:
