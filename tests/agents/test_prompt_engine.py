@@ -101,8 +101,10 @@ def test_the_encoder_engine_classes_a_persons_prompts_and_nothing_else(
 
 
 def test_each_engine_keeps_its_own_ledger(transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an engine that freezes no prompt (context is open to every prompt; chitchat is not to
+    # one that asks: core.prompt_shapes)
     monkeypatch.setattr(
-        ledger_module, "prompt_scorer", lambda e: _engine("chitchat") if e == "encoder" else None
+        ledger_module, "prompt_scorer", lambda e: _engine("context") if e == "encoder" else None
     )
     plain = _read(transcript, "model")
     mine = _read(transcript, "encoder")

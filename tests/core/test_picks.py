@@ -78,7 +78,8 @@ def test_a_bare_pick_go_ahead_or_no_go_is_a_decision(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_PICKS)
 def test_acknowledgements_resumes_and_longer_prompts_are_left_to_the_model(text: str) -> None:
     assert not bare_pick(text)
-    assert allowed_classes("prompt", text) is None
+    # left to the model (a prompt of a few words only loses chitchat: core.prompt_shapes)
+    assert allowed_classes("prompt", text) != ("decision",)
 
 
 def test_only_a_persons_prompt_is_read_so() -> None:

@@ -44,6 +44,8 @@ MODULE_PATTERNS = (
     ("turnlens.core.reasoning", "_REASONING_OPENING", 0),
     ("turnlens.core.outcomes", "_TRIAGE_RE", re.IGNORECASE | re.MULTILINE),
     ("turnlens.core.outcomes", "_ME_TOO_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_SOCIAL_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_COMMANDS_RE", 0),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),
     ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),

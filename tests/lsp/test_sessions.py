@@ -12,7 +12,7 @@ from turnlens.classifier import classify_unit
 from turnlens.pipeline.analyze import UnitCache
 from turnlens.pipeline.profile import Profile
 
-from .conftest import change_doc, open_doc, rng, wait_diagnostics
+from .conftest import change_doc, open_doc, pos, rng, wait_diagnostics
 
 URI = "file:///work/.claude/projects/demo/session.jsonl"
 
@@ -231,3 +231,31 @@ async def test_a_tool_result_is_shown_with_its_calls_evidence(client: LanguageCl
         "a tool result is machine traffic, not conversation → spec, code, review, context"
         in script.contents.value
     )
+
+
+async def test_a_prompt_settled_by_its_shape_says_so(client: LanguageClient) -> None:
+    """A person's prompt of command lines is code, and one of a few words that asks is not
+    chitchat (turnlens.core.prompt_shapes): the diagnostics carry the class, and the hover names
+    the evidence."""
+    prompts = ("npm start", "center all cards")
+    doc = "\n".join(
+        _line(
+            {"type": "user", "message": {"role": "user", "content": text}, "uuid": f"u{i}", "sessionId": "s"},
+            ascii_only=True,
+        )
+        for i, text in enumerate(prompts)
+    )
+    open_doc(client, URI, doc + "\n", language="jsonl")
+    diags = await wait_diagnostics(client, URI, version=1)
+    assert [d.data["kind"] for d in diags] == ["prompt", "prompt"]
+    assert diags[0].data["class"] == "code" and diags[1].data["class"] != "chitchat"
+    for diag, because in zip(diags, ("nothing but shell command lines", "is not chitchat"), strict=True):
+        start = diag.range.start
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=URI),
+                position=pos(start.line, start.character + 1),
+            )
+        )
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert because in hover.contents.value, hover.contents.value

@@ -7,8 +7,10 @@ whose tool only runs a command or writes a file is code whatever its arguments s
 agent's reply is not a decision (the person decides, in a prompt, or in the answer the client
 hands back when the agent asked them: that result is a decision). A person's prompts and
 the turns of threads and plain text keep every class, but a prompt that is only a pick among
-options or a go-ahead is a decision (`turnlens.core.picks`), and a thread message that says a
-triage outcome is a decision, one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
+options or a go-ahead is a decision (`turnlens.core.picks`), one of a few words that asks for
+something is not chitchat and one of nothing but command lines is code
+(`turnlens.core.prompt_shapes`), and a thread message that says a triage outcome is a decision,
+one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from turnlens.core.picks import (
     stated_choice,
 )
 from turnlens.core.prebuilt import compile_re
+from turnlens.core.prompt_shapes import ASK_WHY, COMMANDS_WHY, asks, command_lines
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
 # not conversation: machine traffic and text nobody in the thread wrote to the others
 _NOT_SPOKEN: Final = ("spec", "code", "review", "context")
+# a person's prompt that asks for something (`core.prompt_shapes`)
+_NOT_CHITCHAT: Final = ("decision", "spec", "code", "review", "context")
 KIND_CLASSES: Final[dict[str, tuple[str, ...]]] = {
     "tool_call": _NOT_SPOKEN,
     "tool_result": _NOT_SPOKEN,
@@ -290,6 +295,10 @@ def kind_evidence(
         return ("decision",), GO_AHEAD_WHY
     if kind == "prompt" and stated_choice(text):
         return ("decision",), STATED_WHY
+    if kind == "prompt" and command_lines(text):
+        return ("code",), COMMANDS_WHY
+    if kind == "prompt" and asks(text):
+        return _NOT_CHITCHAT, ASK_WHY
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)

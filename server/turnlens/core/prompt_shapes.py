@@ -1,0 +1,108 @@
+"""What a person's prompt is by its shape: a request of a few words, or nothing but command lines.
+
+A person's prompt that asks for something is not chitchat, however short it is.
+
+Typed to an agent, "center all cards", "describe my project", "куда ты создал файл" or
+"前后端有交互吗" say what the agent was asked: read as a turn of its session, such a prompt is
+context (docs/labels.md, Part 1: context, "a request typed to an agent"), and a spec, a
+decision or code when it says more. The learned model reads few words in them, the way it
+reads a "thanks!" or a "hi", and calls them chitchat. Chitchat is social or content-free: a
+greeting, a thanks, an acknowledgement, a reaction. So a person's prompt of at least
+`ASK_MIN_WORDS` words that opens with none of those words may take any class but chitchat;
+one that does ("hello, who are you?", "thanks, that works"), or a shorter one ("continue",
+"go on", "fix"), is left to the model.
+
+A person's prompt that is nothing but shell command lines ("npm start", "cd ~/site" then
+"python3 -m http.server 8000", aider's "/run git status") is machine text typed to be run: code,
+as a command a person runs in a session is (`kinds.KIND_CLASSES["command"]`). Every line must
+open with a program people type at a prompt and hold no sentence ("npm run build says zip is
+missing. can you check" asks about a command; it is not one).
+"""
+
+from __future__ import annotations
+
+from turnlens.core.cjk import text_words
+from turnlens.core.prebuilt import IGNORECASE, compile_re
+
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
+if TYPE_CHECKING:
+    from typing import Final
+
+# the fewest words (CJK counted as the learned features count it) of a prompt that asks
+ASK_MIN_WORDS: Final = 3
+# the characters of a prompt whose words are counted
+ASK_HEAD: Final = 200
+# the characters of a prompt read for a social opening
+SOCIAL_HEAD: Final = 40
+
+COMMANDS_WHY: Final = "a person's prompt that is nothing but shell command lines is code"
+ASK_WHY: Final = (
+    "a person's prompt of a few words that says what to do or asks about the work is not chitchat"
+)
+
+# a greeting, thanks, acknowledgement or reaction opening the prompt, in the languages the
+# guide covers (a Latin word must end there: "hind", "okapi" and "thanksgiving" are words)
+_SOCIAL = (
+    r"\A[^\w]{0,3}(?:"
+    r"(?:hi|hey|hello|helo|hallo|halo|hiya|howdy|greetings|good (?:morning|afternoon|evening)"
+    r"|thanks|thank you|thx|ty|cheers|ok|okay|k|cool|nice|great|awesome|perfect|wow|lol|haha|wtf"
+    r"|really|bye|goodbye|hola|gracias|buenas|buenos d[ií]as|vale|genial|perfecto"
+    r"|ol[aá]|oi|obrigad[oa]|valeu|beleza|bom dia|boa tarde|salut|bonjour|bonsoir|merci|coucou"
+    r"|super|parfait|moin|servus|danke|guten (?:morgen|tag|abend)|ciao|grazie|buongiorno"
+    r"|привет|здравствуй(?:те)?|спасибо|ладно|отлично|круто|merhaba|selam|te[sş]ekk[uü]rler"
+    r"|xin ch[aà]o|c[aả]m [oơ]n)(?![\w'’-])"
+    r"|你好|您好|谢谢|感谢|多谢|好的|好吧|嗯|哈哈|辛苦|こんにちは|こんばんは|おはよう|ありがと|どうも"
+    r"|了解|お疲れ|すごい|안녕|감사|고마워|좋아요|좋네|알겠"
+    r")"
+)
+# the programs a command line typed as a prompt opens with (English words first, such as
+# `make`, `go`, `open` or `export`, are left out)
+_PROGRAMS = (
+    r"npm|npx|yarn|pnpm|pip3?|uv|uvx|python3?|node|cargo|docker|docker-compose|kubectl|git|cd|ls"
+    r"|mkdir|rm|mv|cp|chmod|curl|wget|brew|apt|apt-get|poetry|bun|bunx|deno|terraform|gh|flutter"
+    r"|dotnet|mvn|gradle|aider|sudo|pytest|ruff|tsc|bash|sh|zsh|\./[\w./-]+"
+)
+# one command line: a prompt sign (`$`, aider's `/run`, a `!` shell escape), a program, then
+# arguments that are no sentence: no question mark, no full stop followed by more words, and
+# no English verb right after the program ("git is broken", "npm keeps failing")
+_COMMAND_LINE = (
+    r"[ \t]*+(?:\$[ \t]*+|/run[ \t]++|![ \t]*+)?(?:" + _PROGRAMS + r")"
+    r"(?:[ \t]++(?!(?:is|are|was|were|does|doesn't|did|didn't|isn't|not|seems|keeps|says|fails"
+    r"|still|can|should|won't)\b)[^\n?？.]*+(?:\.(?![ \t]+\w)[^\n?？.]*+)*+)?[ \t]*+"
+)
+_COMMANDS = rf"\A(?:{_COMMAND_LINE}\n(?:[ \t]*+\n)*+)*+{_COMMAND_LINE}\Z"
+# words that make a line a sentence about a command, outside its quoted arguments ("cd into
+# the folder and run the tests")
+_SENTENCE_WORDS: Final = frozenset(
+    {"the", "a", "an", "and", "then", "into", "please", "my", "your", "this", "that", "it", "so"}
+)
+# the longest prompt read as command lines (characters, trimmed)
+COMMANDS_MAX: Final = 800
+
+# from the prebuilt programs (tests/core/test_sre_cache.py lists them)
+_SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
+_COMMANDS_RE = compile_re(_COMMANDS)
+
+
+def asks(text: str) -> bool:
+    """Whether a person's prompt asks for something: at least `ASK_MIN_WORDS` words, and no
+    greeting, thanks or acknowledgement opening it (see the module)."""
+    # the head is enough to count a few words (a long paste is not split whole)
+    head = text.strip()[:ASK_HEAD]
+    if not head or text_words(len(head.split()), head) < ASK_MIN_WORDS:
+        return False
+    return _SOCIAL_RE.match(head[:SOCIAL_HEAD]) is None
+
+
+def command_lines(text: str) -> bool:
+    """Whether a person's prompt is nothing but shell command lines (see the module)."""
+    body = text.strip()
+    if not body or len(body) > COMMANDS_MAX or _COMMANDS_RE.match(body) is None:
+        return False
+    for line in body.splitlines():
+        # the words outside quotes (a commit message is an argument, not a sentence)
+        bare = " ".join(line.split('"')[::2])
+        bare = " ".join(bare.split("'")[::2])
+        if not _SENTENCE_WORDS.isdisjoint(bare.lower().split()):
+            return False
+    return True

@@ -1,0 +1,167 @@
+"""What a person's prompt is by its shape (`turnlens.core.prompt_shapes`): one that asks for
+something is not chitchat, however few its words (a greeting, a thanks, an acknowledgement or
+a bare "continue" is left to the model), and one that is nothing but shell command lines is
+code. Only a person's prompt is read this way."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnlens.classifier import classify, classify_unit
+from turnlens.core.kinds import kind_evidence
+from turnlens.core.prompt_shapes import (
+    ASK_MIN_WORDS,
+    ASK_WHY,
+    COMMANDS_MAX,
+    COMMANDS_WHY,
+    asks,
+    command_lines,
+)
+from turnlens.core.rules import builtin_pack
+
+ASKS = [
+    "center all cards",
+    "describe my project",
+    "Analyze this repo",
+    "Can you deep dive on smoke testing?",
+    "There are no customers when opening any pages",
+    "that's not right, look up the right format @Web",
+    "sorry pressed stop by mistake, please continue",
+    "siehst du meine repo?",
+    "sigue sin estar ocupando todo el ancho",
+    "eu pausei e reiniciei agora",
+    "creer ma branche alexandre",
+    "куда ты создал файл",
+    "前后端有交互吗",
+    "帮我看下这个问题",
+    "홈페이지가 안열려",
+    # a Latin greeting word must end where it ends: "hind", "okapi", "thanksgiving" are words
+    "hind legs of the model look wrong",
+    "okapi images are missing from the gallery",
+    # "yo" is Spanish for "I" before it is a greeting
+    "yo necesito un endpoint para exportar",
+]
+
+LEFT_TO_THE_MODEL = [
+    # too short to say what is asked: a resume, a word, a reaction
+    "continue",
+    "go on",
+    "fix",
+    "WTF?",
+    "继续",
+    "продолжай",
+    # a greeting, a thanks or an acknowledgement opens it
+    "Hello, just say hi",
+    "hello, who are you?",
+    "Thanks, that works now!",
+    "ok thanks a lot",
+    "Привет, ты видишь мои файлы?",
+    "好的，谢谢你的帮助",
+    "ありがとうございます、助かりました",
+    "hola que modelo sos?",
+    "great, no it displays the hello world message",
+]
+
+
+@pytest.mark.parametrize("text", ASKS)
+def test_a_prompt_that_asks_is_not_chitchat(text: str) -> None:
+    assert asks(text)
+    allowed, why = kind_evidence("prompt", text)
+    assert allowed is not None and "chitchat" not in allowed and why == ASK_WHY
+    assert set(allowed) == {"decision", "spec", "code", "review", "context"}
+    assert classify_unit(text, "prompt").task_class != "chitchat"
+
+
+@pytest.mark.parametrize("text", LEFT_TO_THE_MODEL)
+def test_greetings_thanks_and_resumes_are_left_to_the_model(text: str) -> None:
+    assert not asks(text)
+    assert kind_evidence("prompt", text) == (None, None)
+
+
+def test_the_model_called_them_chitchat_before() -> None:
+    """The evidence is what moves them: without the kind, as a conversation turn, the shipped
+    model reads several of these prompts as chitchat (else the test above could not fail)."""
+    pack = builtin_pack("default")
+    chitchat = [t for t in ASKS if classify(t, pack).task_class == "chitchat"]
+    assert len(chitchat) >= 5, chitchat
+
+
+def test_only_a_persons_prompt_is_read_so() -> None:
+    """A thread message of a few words may well be chitchat ("This is great work!"), and an
+    agent's reply has its kind's classes."""
+    assert kind_evidence(None, "center all cards") == (None, None)
+    assert kind_evidence("reply", "center all cards")[1] != ASK_WHY
+    assert kind_evidence("tool_call", "center all cards")[1] != ASK_WHY
+
+
+def test_a_decision_said_in_a_prompt_wins() -> None:
+    """A go-ahead or a stated choice is a decision (core.picks), asked before this."""
+    assert kind_evidence("prompt", "yes, push it to main")[0] == ("decision",)
+    assert kind_evidence("prompt", "let's go with the queue, drop the cron job")[0] == ("decision",)
+
+
+def test_words_are_counted_as_the_learned_features_count_them() -> None:
+    """Two CJK characters make a word: a short Chinese request asks, a bare "继续" does not."""
+    assert ASK_MIN_WORDS == 3
+    assert asks("修复插件sam")
+    assert not asks("继续")
+    assert not asks("")
+    assert not asks("   \n ")
+
+
+def test_a_long_head_is_read_only_in_its_head() -> None:
+    text = "x" * 5000 + " thanks"
+    assert asks("please check " + text)
+
+
+COMMAND_LINES = [
+    "npm start",
+    "ls -l",
+    "cd ~/Documents/GitHub/site",
+    "python3 -m http.server 8000",
+    "pip install --upgrade some-package",
+    "$ docker-compose up -d",
+    '/run git config user.name "Ana"',
+    "!pytest -x tests/test_api.py",
+    'git add .\ngit commit -m "sync the files before the next step"',
+    "cd site\n\npython3 -m http.server 8000",
+    "./scripts/deploy.sh --dry-run",
+    "aider --model some/model --subtree-only",
+    "git",
+]
+
+NOT_COMMAND_LINES = [
+    "npm run release:dmg says zip not installed. can you check",
+    "git is not pushing my tags",
+    "npm keeps failing on install",
+    "why does npm start fail?",
+    "cd into the folder and run the tests",
+    "make the header sticky",
+    "go build fails on arm64",
+    "open the settings page",
+    "npm start\nthen tell me what it prints.",
+    "Run npm start",
+    "cdn links are broken",
+]
+
+
+@pytest.mark.parametrize("text", COMMAND_LINES)
+def test_a_prompt_of_command_lines_is_code(text: str) -> None:
+    assert command_lines(text)
+    assert kind_evidence("prompt", text) == (("code",), COMMANDS_WHY)
+    assert classify_unit(text, "prompt").task_class == "code"
+
+
+@pytest.mark.parametrize("text", NOT_COMMAND_LINES)
+def test_a_sentence_about_a_command_is_no_command_line(text: str) -> None:
+    assert not command_lines(text)
+
+
+def test_only_a_persons_prompt_of_commands_is_settled_so() -> None:
+    assert kind_evidence(None, "npm start") == (None, None)
+    assert kind_evidence("reply", "npm start")[1] != COMMANDS_WHY
+
+
+def test_a_long_paste_is_not_read_as_command_lines() -> None:
+    text = "\n".join(["git status"] * (COMMANDS_MAX // 10 + 1))
+    assert len(text) > COMMANDS_MAX and not command_lines(text)
