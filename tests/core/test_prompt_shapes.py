@@ -5,6 +5,8 @@ code. Only a person's prompt is read this way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from turnlens.classifier import classify, classify_unit
@@ -14,8 +16,11 @@ from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_MAX,
     COMMANDS_WHY,
+    LIST_HEAD,
+    LIST_WHY,
     asks,
     command_lines,
+    lists_points,
 )
 from turnlens.core.rules import builtin_pack
 
@@ -61,15 +66,6 @@ LEFT_TO_THE_MODEL = [
     "hola que modelo sos?",
     "great, no it displays the hello world message",
 ]
-
-
-@pytest.mark.parametrize("text", ASKS)
-def test_a_prompt_that_asks_is_not_chitchat(text: str) -> None:
-    assert asks(text)
-    allowed, why = kind_evidence("prompt", text)
-    assert allowed is not None and "chitchat" not in allowed and why == ASK_WHY
-    assert set(allowed) == {"decision", "spec", "code", "review", "context"}
-    assert classify_unit(text, "prompt").task_class != "chitchat"
 
 
 @pytest.mark.parametrize("text", LEFT_TO_THE_MODEL)
@@ -145,13 +141,6 @@ NOT_COMMAND_LINES = [
 ]
 
 
-@pytest.mark.parametrize("text", COMMAND_LINES)
-def test_a_prompt_of_command_lines_is_code(text: str) -> None:
-    assert command_lines(text)
-    assert kind_evidence("prompt", text) == (("code",), COMMANDS_WHY)
-    assert classify_unit(text, "prompt").task_class == "code"
-
-
 @pytest.mark.parametrize("text", NOT_COMMAND_LINES)
 def test_a_sentence_about_a_command_is_no_command_line(text: str) -> None:
     assert not command_lines(text)
@@ -165,3 +154,56 @@ def test_only_a_persons_prompt_of_commands_is_settled_so() -> None:
 def test_a_long_paste_is_not_read_as_command_lines() -> None:
     text = "\n".join(["git status"] * (COMMANDS_MAX // 10 + 1))
     assert len(text) > COMMANDS_MAX and not command_lines(text)
+
+
+LISTS = [
+    "Fix the settings page:\n1. the save button stays disabled\n2. the email field loses focus\n3. errors show twice",
+    "- cards at least 300px wide\n- at most 75% of the window\n- 25px padding in the headline",
+    "请做修正\n1. 字体路径改到 fonts 目录\n2. 补充信息不要做成按钮\n3. 说明按钮放到右上角",
+    "修改如下：\n一、登录页去掉验证码\n二、注册时校验手机号\n三、密码至少八位",
+    "Requisitos:\n* upload até 50 MB\n* rejeitar executáveis\n* mostrar o progresso",
+]
+
+NOT_LISTS = [
+    "Fix these two:\n1. the save button\n2. the email field",
+    "The build fails with 3 errors. 1. is about imports",
+    "version 1.2.3 is out",
+    "a - b - c are the three options",
+]
+
+
+@pytest.mark.parametrize("text", NOT_LISTS)
+def test_two_points_or_numbers_in_a_line_are_no_list(text: str) -> None:
+    assert not lists_points(text)
+
+
+def test_only_a_persons_list_is_kept_so() -> None:
+    """An agent's reply lists its steps and findings all the time; a thread message is read by
+    its words."""
+    text = LISTS[0]
+    assert kind_evidence("reply", text)[1] != LIST_WHY
+    assert kind_evidence(None, text) == (None, None)
+
+
+def test_a_list_is_looked_for_in_the_head_only() -> None:
+    late = "x " * LIST_HEAD + "\n1. one\n2. two\n3. three"
+    assert not lists_points(late)
+    assert lists_points("1. one\n2. two\n3. three\n" + "x " * LIST_HEAD)
+
+
+SETTLED = [
+    *((text, asks, ("decision", "spec", "code", "review", "context"), ASK_WHY) for text in ASKS),
+    *((text, command_lines, ("code",), COMMANDS_WHY) for text in COMMAND_LINES),
+    *((text, lists_points, ("decision", "spec", "code"), LIST_WHY) for text in LISTS),
+]
+
+
+@pytest.mark.parametrize(("text", "shape", "classes", "why"), SETTLED)
+def test_a_prompt_settled_by_its_shape(
+    text: str, shape: Callable[[str], bool], classes: tuple[str, ...], why: str
+) -> None:
+    """A request of a few words is not chitchat, command lines are code, a list of points is
+    kept word for word: the kind evidence says so and why, and the answer is among them."""
+    assert shape(text)
+    assert kind_evidence("prompt", text) == (classes, why)
+    assert classify_unit(text, "prompt").task_class in classes

@@ -46,6 +46,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.outcomes", "_ME_TOO_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_SOCIAL_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_COMMANDS_RE", 0),
+    ("turnlens.core.prompt_shapes", "_POINT_RE", re.MULTILINE),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),
     ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),

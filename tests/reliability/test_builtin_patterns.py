@@ -64,6 +64,7 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         # a person's prompt's social opening, and a prompt of command lines
         "turnlens.core.prompt_shapes._SOCIAL_RE[0]",
         "turnlens.core.prompt_shapes._COMMANDS_RE[0]",
+        "turnlens.core.prompt_shapes._POINT_RE[0]",
     ):
         assert name in patterns, name
     assert len(patterns) > 120 and sum(name.startswith("pack:") for name in patterns) > 90

@@ -8,8 +8,8 @@ agent's reply is not a decision (the person decides, in a prompt, or in the answ
 hands back when the agent asked them: that result is a decision). A person's prompts and
 the turns of threads and plain text keep every class, but a prompt that is only a pick among
 options or a go-ahead is a decision (`turnlens.core.picks`), one of a few words that asks for
-something is not chitchat and one of nothing but command lines is code
-(`turnlens.core.prompt_shapes`), and a thread message that says a triage outcome is a decision,
+something is not chitchat, one of nothing but command lines is code and one that lists points
+is kept word for word (`turnlens.core.prompt_shapes`), and a thread message that says a triage outcome is a decision,
 one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
 """
 
@@ -28,13 +28,22 @@ from turnlens.core.picks import (
     stated_choice,
 )
 from turnlens.core.prebuilt import compile_re
-from turnlens.core.prompt_shapes import ASK_WHY, COMMANDS_WHY, asks, command_lines
+from turnlens.core.prompt_shapes import (
+    ASK_WHY,
+    COMMANDS_WHY,
+    LIST_WHY,
+    asks,
+    command_lines,
+    lists_points,
+)
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
 # not conversation: machine traffic and text nobody in the thread wrote to the others
 _NOT_SPOKEN: Final = ("spec", "code", "review", "context")
 # a person's prompt that asks for something (`core.prompt_shapes`)
 _NOT_CHITCHAT: Final = ("decision", "spec", "code", "review", "context")
+# a person's prompt that lists points (`core.prompt_shapes`): kept word for word
+_KEPT_PROMPT: Final = ("decision", "spec", "code")
 KIND_CLASSES: Final[dict[str, tuple[str, ...]]] = {
     "tool_call": _NOT_SPOKEN,
     "tool_result": _NOT_SPOKEN,
@@ -297,6 +306,8 @@ def kind_evidence(
         return ("decision",), STATED_WHY
     if kind == "prompt" and command_lines(text):
         return ("code",), COMMANDS_WHY
+    if kind == "prompt" and lists_points(text):
+        return _KEPT_PROMPT, LIST_WHY
     if kind == "prompt" and asks(text):
         return _NOT_CHITCHAT, ASK_WHY
     if allowed is None or kind != "tool_call":

@@ -1,4 +1,5 @@
-"""What a person's prompt is by its shape: a request of a few words, or nothing but command lines.
+"""What a person's prompt is by its shape: a request of a few words, a list of points, or
+nothing but command lines.
 
 A person's prompt that asks for something is not chitchat, however short it is.
 
@@ -12,6 +13,11 @@ greeting, a thanks, an acknowledgement, a reaction. So a person's prompt of at l
 one that does ("hello, who are you?", "thanks, that works"), or a shorter one ("continue",
 "go on", "fix"), is left to the model.
 
+A person's prompt that lists three points or more ("1. … 2. … 3. …", "- …" lines, "一、…") states
+what the agent must do point by point: a summary would lose the points, so it is kept word for
+word, as a spec, a decision or code (docs/labels.md, Part 1: context, "a numbered list of such
+conditions"); the model answers among those three.
+
 A person's prompt that is nothing but shell command lines ("npm start", "cd ~/site" then
 "python3 -m http.server 8000", aider's "/run git status") is machine text typed to be run: code,
 as a command a person runs in a session is (`kinds.KIND_CLASSES["command"]`). Every line must
@@ -22,7 +28,7 @@ missing. can you check" asks about a command; it is not one).
 from __future__ import annotations
 
 from turnlens.core.cjk import text_words
-from turnlens.core.prebuilt import IGNORECASE, compile_re
+from turnlens.core.prebuilt import IGNORECASE, MULTILINE, compile_re
 
 TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
 if TYPE_CHECKING:
@@ -35,6 +41,7 @@ ASK_HEAD: Final = 200
 # the characters of a prompt read for a social opening
 SOCIAL_HEAD: Final = 40
 
+LIST_WHY: Final = "a person's prompt that lists three points or more is kept word for word"
 COMMANDS_WHY: Final = "a person's prompt that is nothing but shell command lines is code"
 ASK_WHY: Final = (
     "a person's prompt of a few words that says what to do or asks about the work is not chitchat"
@@ -79,9 +86,20 @@ _SENTENCE_WORDS: Final = frozenset(
 # the longest prompt read as command lines (characters, trimmed)
 COMMANDS_MAX: Final = 800
 
+# a list item: a bullet, a number or a CJK numeral, then a word
+# (a blank after it, but none needed after the CJK enumeration comma: "一、登录页…")
+_POINT = (
+    r"^[ \t]*+(?:(?:[-*•+]|[0-9]{1,3}[.)])[ \t]++"
+    r"|(?:[0-9]{1,3}|[一二三四五六七八九十]{1,3})[、．][ \t]*+|[一二三四五六七八九十]{1,3}\.[ \t]++)\S"
+)
+# the fewest points of a list, and the characters of a prompt read for them
+LIST_MIN_POINTS: Final = 3
+LIST_HEAD: Final = 8000
+
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
 _COMMANDS_RE = compile_re(_COMMANDS)
+_POINT_RE = compile_re(_POINT, MULTILINE)
 
 
 def asks(text: str) -> bool:
@@ -106,3 +124,10 @@ def command_lines(text: str) -> bool:
         if not _SENTENCE_WORDS.isdisjoint(bare.lower().split()):
             return False
     return True
+
+
+def lists_points(text: str) -> bool:
+    """Whether a person's prompt lists at least `LIST_MIN_POINTS` points (see the module)."""
+    # the first few points only: a long list is not read to its end
+    points = zip(range(LIST_MIN_POINTS), _POINT_RE.finditer(text, 0, LIST_HEAD), strict=False)
+    return sum(1 for _ in points) == LIST_MIN_POINTS
