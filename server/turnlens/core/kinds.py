@@ -9,8 +9,8 @@ hands back when the agent asked them: that result is a decision). A person's pro
 the turns of threads and plain text keep every class, but a prompt that is only a pick among
 options or a go-ahead is a decision (`turnlens.core.picks`), one of a few words that asks for
 something is not chitchat, one of nothing but command lines is code and one that lists points
-is kept word for word (`turnlens.core.prompt_shapes`), and a thread message that says a triage outcome is a decision,
-one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
+is kept word for word (`turnlens.core.prompt_shapes`), and a thread message that says a triage
+outcome is a decision, one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
 """
 
 from __future__ import annotations
