@@ -25,21 +25,25 @@ from turnlens.core.prompt_shapes import (
 from turnlens.core.rules import builtin_pack
 
 ASKS = [
-    "center all cards",
-    "describe my project",
-    "Analyze this repo",
-    "Can you deep dive on smoke testing?",
-    "There are no customers when opening any pages",
-    "that's not right, look up the right format @Web",
-    "sorry pressed stop by mistake, please continue",
-    "siehst du meine repo?",
-    "sigue sin estar ocupando todo el ancho",
-    "eu pausei e reiniciei agora",
-    "creer ma branche alexandre",
-    "куда ты создал файл",
-    "前后端有交互吗",
-    "帮我看下这个问题",
-    "홈페이지가 안열려",
+    "align the cards to the left",
+    "summarise what this repo does",
+    "Can you walk me through the auth flow?",
+    "No orders show up on the dashboard",
+    "wrong field name, use the one from the schema",
+    "still the same",
+    "what about the footer",
+    "did you save it",
+    "same error here again",
+    "kannst du die Tests ausführen?",
+    "mach das nochmal",
+    "de nuevo por favor",
+    "el menú sigue sin abrirse en móvil",
+    "reiniciei o servidor agora",
+    "crée une branche pour le correctif",
+    "где лежит конфиг",
+    "这个接口有鉴权吗",
+    "帮我看看这个报错",
+    "그거 다시 해봐",
     # a Latin greeting word must end where it ends: "hind", "okapi", "thanksgiving" are words
     "hind legs of the model look wrong",
     "okapi images are missing from the gallery",
@@ -56,15 +60,15 @@ LEFT_TO_THE_MODEL = [
     "继续",
     "продолжай",
     # a greeting, a thanks or an acknowledgement opens it
-    "Hello, just say hi",
-    "hello, who are you?",
+    "Hello there, how is it going",
+    "hi, what can you do?",
     "Thanks, that works now!",
     "ok thanks a lot",
-    "Привет, ты видишь мои файлы?",
+    "Привет, как дела?",
     "好的，谢谢你的帮助",
     "ありがとうございます、助かりました",
-    "hola que modelo sos?",
-    "great, no it displays the hello world message",
+    "hola, ¿qué tal?",
+    "great, now the page loads",
 ]
 
 
@@ -85,9 +89,9 @@ def test_the_model_called_them_chitchat_before() -> None:
 def test_only_a_persons_prompt_is_read_so() -> None:
     """A thread message of a few words may well be chitchat ("This is great work!"), and an
     agent's reply has its kind's classes."""
-    assert kind_evidence(None, "center all cards") == (None, None)
-    assert kind_evidence("reply", "center all cards")[1] != ASK_WHY
-    assert kind_evidence("tool_call", "center all cards")[1] != ASK_WHY
+    assert kind_evidence(None, "align the cards to the left") == (None, None)
+    assert kind_evidence("reply", "align the cards to the left")[1] != ASK_WHY
+    assert kind_evidence("tool_call", "align the cards to the left")[1] != ASK_WHY
 
 
 def test_a_decision_said_in_a_prompt_wins() -> None:
@@ -99,7 +103,7 @@ def test_a_decision_said_in_a_prompt_wins() -> None:
 def test_words_are_counted_as_the_learned_features_count_them() -> None:
     """Two CJK characters make a word: a short Chinese request asks, a bare "继续" does not."""
     assert ASK_MIN_WORDS == 3
-    assert asks("修复插件sam")
+    assert asks("修复登录按钮")
     assert not asks("继续")
     assert not asks("")
     assert not asks("   \n ")
@@ -113,21 +117,21 @@ def test_a_long_head_is_read_only_in_its_head() -> None:
 COMMAND_LINES = [
     "npm start",
     "ls -l",
-    "cd ~/Documents/GitHub/site",
+    "cd ~/projects/shop",
     "python3 -m http.server 8000",
-    "pip install --upgrade some-package",
+    "pip install -U httpx",
     "$ docker-compose up -d",
-    '/run git config user.name "Ana"',
+    "/run git log --oneline -5",
     "!pytest -x tests/test_api.py",
-    'git add .\ngit commit -m "sync the files before the next step"',
+    'git add -A\ngit commit -m "wip: the checkout page"',
     "cd site\n\npython3 -m http.server 8000",
     "./scripts/deploy.sh --dry-run",
-    "aider --model some/model --subtree-only",
+    "aider --model some/model --no-auto-commits",
     "git",
 ]
 
 NOT_COMMAND_LINES = [
-    "npm run release:dmg says zip not installed. can you check",
+    "npm run build says the env file is missing. can you look",
     "git is not pushing my tags",
     "npm keeps failing on install",
     "why does npm start fail?",
@@ -158,8 +162,8 @@ def test_a_long_paste_is_not_read_as_command_lines() -> None:
 
 LISTS = [
     "Fix the settings page:\n1. the save button stays disabled\n2. the email field loses focus\n3. errors show twice",
-    "- cards at least 300px wide\n- at most 75% of the window\n- 25px padding in the headline",
-    "请做修正\n1. 字体路径改到 fonts 目录\n2. 补充信息不要做成按钮\n3. 说明按钮放到右上角",
+    "- tiles at least 240px wide\n- never wider than half the screen\n- 16px between tiles",
+    "请修改：\n1. 日志写到 logs 目录\n2. 错误提示改成中文\n3. 超时改为三十秒",
     "修改如下：\n一、登录页去掉验证码\n二、注册时校验手机号\n三、密码至少八位",
     "Requisitos:\n* upload até 50 MB\n* rejeitar executáveis\n* mostrar o progresso",
 ]

@@ -237,7 +237,7 @@ async def test_a_prompt_settled_by_its_shape_says_so(client: LanguageClient) -> 
     """A person's prompt of command lines is code, and one of a few words that asks is not
     chitchat (turnlens.core.prompt_shapes): the diagnostics carry the class, and the hover names
     the evidence."""
-    prompts = ("npm start", "center all cards")
+    prompts = ("npm start", "align the cards to the left")
     doc = "\n".join(
         _line(
             {"type": "user", "message": {"role": "user", "content": text}, "uuid": f"u{i}", "sessionId": "s"},

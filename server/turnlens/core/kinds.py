@@ -15,7 +15,7 @@ outcome is a decision, one that is only a +1 or a ping chitchat (`turnlens.core.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from turnlens.core.commands import SHELL_TOOLS, call_args, call_evidence, command_evidence, main_command
 from turnlens.core.outcomes import turn_evidence
@@ -38,12 +38,11 @@ from turnlens.core.prompt_shapes import (
 )
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # not conversation: machine traffic and text nobody in the thread wrote to the others
 _NOT_SPOKEN: Final = ("spec", "code", "review", "context")
-# a person's prompt that asks for something (`core.prompt_shapes`)
-_NOT_CHITCHAT: Final = ("decision", "spec", "code", "review", "context")
-# a person's prompt that lists points (`core.prompt_shapes`): kept word for word
-_KEPT_PROMPT: Final = ("decision", "spec", "code")
 KIND_CLASSES: Final[dict[str, tuple[str, ...]]] = {
     "tool_call": _NOT_SPOKEN,
     "tool_result": _NOT_SPOKEN,
@@ -254,6 +253,18 @@ _KIND_WHY: Final = {
     "reply": "the agent's own message: the person decides, in a prompt",
 }
 
+# what a person's prompt may be by its shape, asked in this order (`core.picks`,
+# `core.prompt_shapes`): a pick, a go-ahead or a choice said decides; command lines are code; a
+# list of points is kept word for word; a request of a few words is not chitchat
+_PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], ...]] = (
+    (bare_pick, ("decision",), PICK_WHY),
+    (answered_go_ahead, ("decision",), GO_AHEAD_WHY),
+    (stated_choice, ("decision",), STATED_WHY),
+    (command_lines, ("code",), COMMANDS_WHY),
+    (lists_points, ("decision", "spec", "code"), LIST_WHY),
+    (asks, ("decision", "spec", "code", "review", "context"), ASK_WHY),
+)
+
 
 def kind_evidence(
     kind: str | None, text: str, call: str | None = None
@@ -298,18 +309,12 @@ def kind_evidence(
         return ("context",), "the client's notice is context"
     if kind == "reply" and _leads_in(text):
         return ("context",), _LEAD_IN_WHY
-    if kind == "prompt" and bare_pick(text):
-        return ("decision",), PICK_WHY
-    if kind == "prompt" and answered_go_ahead(text):
-        return ("decision",), GO_AHEAD_WHY
-    if kind == "prompt" and stated_choice(text):
-        return ("decision",), STATED_WHY
-    if kind == "prompt" and command_lines(text):
-        return ("code",), COMMANDS_WHY
-    if kind == "prompt" and lists_points(text):
-        return _KEPT_PROMPT, LIST_WHY
-    if kind == "prompt" and asks(text):
-        return _NOT_CHITCHAT, ASK_WHY
+    if kind == "prompt":
+        # a person's prompt: any class, unless its shape settles it, the first that holds
+        for holds, shaped, said in _PROMPT_SHAPES:
+            if holds(text):
+                return shaped, said
+        return None, None
     if allowed is None or kind != "tool_call":
         return allowed, why
     name = tool_name(text)

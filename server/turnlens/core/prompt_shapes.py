@@ -3,14 +3,14 @@ nothing but command lines.
 
 A person's prompt that asks for something is not chitchat, however short it is.
 
-Typed to an agent, "center all cards", "describe my project", "куда ты создал файл" or
-"前后端有交互吗" say what the agent was asked: read as a turn of its session, such a prompt is
+Typed to an agent, "align the cards to the left", "summarise what this repo does", "где лежит
+конфиг" or "这个接口有鉴权吗" say what the agent was asked: read as a turn of its session, such a prompt is
 context (docs/labels.md, Part 1: context, "a request typed to an agent"), and a spec, a
 decision or code when it says more. The learned model reads few words in them, the way it
 reads a "thanks!" or a "hi", and calls them chitchat. Chitchat is social or content-free: a
 greeting, a thanks, an acknowledgement, a reaction. So a person's prompt of at least
 `ASK_MIN_WORDS` words that opens with none of those words may take any class but chitchat;
-one that does ("hello, who are you?", "thanks, that works"), or a shorter one ("continue",
+one that does ("hi, what can you do?", "thanks, that works"), or a shorter one ("continue",
 "go on", "fix"), is left to the model.
 
 A person's prompt that lists three points or more ("1. … 2. … 3. …", "- …" lines, "一、…") states
@@ -21,8 +21,8 @@ conditions"); the model answers among those three.
 A person's prompt that is nothing but shell command lines ("npm start", "cd ~/site" then
 "python3 -m http.server 8000", aider's "/run git status") is machine text typed to be run: code,
 as a command a person runs in a session is (`kinds.KIND_CLASSES["command"]`). Every line must
-open with a program people type at a prompt and hold no sentence ("npm run build says zip is
-missing. can you check" asks about a command; it is not one).
+open with a program people type at a prompt and hold no sentence ("npm run build says the env
+file is missing. can you look" asks about a command; it is not one).
 """
 
 from __future__ import annotations
