@@ -15,7 +15,14 @@ commit from a local copy of the repository, splits it with TurnLens's own reader
 the unit whose SHA-256 is the ref's: first the unit at position N, then any unit of the file
 (a reader that has changed since may count differently), so a text is recovered only when it
 is exactly the one that was labelled. A row whose ref names no file is looked for in every file
-the set's other rows name.
+the set's other rows name. The sets made since the sixteenth pass cite
+
+    OWNER/NAME PATH@COMMIT turn N
+
+(the path as it is; N counts the person's turns, so it is only a hint). A JSON or JSON Lines
+file is searched string by string too, as typed and trimmed: a prompt history such as
+`~/.claude/history.jsonl` or `~/.codex/history.jsonl`, committed with a backup of those folders,
+is no session transcript, and no reader takes it.
 
 Local copies are looked up in DIR as `OWNER+NAME/repo`, `OWNER+NAME` or `OWNER/NAME` (bare or
 with a work tree). `--clone` clones a missing one from GitHub into `DIR/OWNER+NAME` first
@@ -58,6 +65,12 @@ _SOURCE = re.compile(
     r'^(?:https?://)?github\.com/(?P<repo>[\w.-]+/[\w.-]+)\s+(?P<path>"(?:[^"\\]|\\.)*"|\S+)\s+'
     r"@(?P<rev>[0-9a-fA-F]{7,40}|HEAD(?:\([^)]*\))?)\s+\(message\s+#(?P<n>\d+)\)\s*$"
 )
+# the shape the collectors wrote since the sixteenth pass: `OWNER/NAME PATH@COMMIT turn N`,
+# N counting the person's turns (so it is a hint only: a text is found by its hash)
+_SOURCE_TURN = re.compile(
+    r"^(?:https?://)?(?:github\.com/)?(?P<repo>[\w.-]+/[\w.-]+)\s+(?P<path>.+?)"
+    r"@(?P<rev>[0-9a-fA-F]{40})\s+turn\s+(?P<n>\d+)\s*$"
+)
 _THREAD = re.compile(r"^https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+")
 _NO_FILE = re.compile(r"^\s*\(message\s+#(?P<n>\d+)\)\s*$")
 
@@ -99,7 +112,7 @@ class Where:
 
 def parse_source(source: str) -> Where | None:
     """The file a ref names, or None for a thread or a source of another shape."""
-    m = _SOURCE.match(source.strip())
+    m = _SOURCE.match(source.strip()) or _SOURCE_TURN.match(source.strip())
     if m is None:
         return None
     rev = m["rev"]
@@ -195,12 +208,40 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
     Markdown log, then its `---`-separated parts too (how a part of a long agent turn was
     taken: one tool use, one thinking block, one paragraph of narration)."""
     texts = [t for t, _, _ in units]
+    if path.lower().endswith((".json", ".jsonl")):
+        texts += json_strings(text)
     if path.lower().endswith((".md", ".markdown")):
         for part in _BREAK.split(text.replace("\r\n", "\n")):
             part = part.strip()
             texts += [part, _MARKER_LINE.sub("", part, count=1).strip()]
         texts += [t.replace("\r\n", "\n") for t in texts if "\r\n" in t]
     return texts
+
+
+def json_strings(text: str) -> list[str]:
+    """Every string value of a JSON or JSON Lines file, as is and stripped: the last resort for
+    a file no reader takes (a prompt history such as `~/.claude/history.jsonl` or
+    `~/.codex/history.jsonl`, where each line holds one prompt the person typed)."""
+    docs: list[Any] = []
+    try:
+        docs.append(json.loads(text))
+    except ValueError:
+        for line in text.splitlines():
+            try:
+                docs.append(json.loads(line))
+            except ValueError:
+                continue
+    out: list[str] = []
+    stack = docs[::-1]  # in the file's order: each container's items are pushed last first
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out += [item, item.strip()]
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return out
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")

@@ -251,3 +251,55 @@ def test_a_tool_results_call_is_cached_with_it(tmp_path: Path) -> None:
     assert _run(rebuild, args) == "units: 2 of 2 texts in the cache (cached 2)\n"
     loaded = _load("realtext_eval").load_set("units", refs_dir, cache)
     assert [(it.id, it.call) for it in loaded.items] == [("u1", "Bash: cat docs/POLICY.md"), ("u2", None)]
+
+
+def test_the_turn_shape_of_later_sets_is_read() -> None:
+    """Since the sixteenth pass the collectors cite `OWNER/NAME PATH@COMMIT turn N` (N counts
+    the person's turns: a hint only, the hash decides), with or without `github.com/`, and a
+    path may hold spaces and non-ASCII characters as they are."""
+    rebuild = _load("realtext_rebuild")
+    commit = "b" * 40
+    where = rebuild.parse_source(f"octo/logs .specstory/history/2026-04-02 导出 notes.md@{commit} turn 7")
+    assert where is not None
+    assert (where.repo, where.path, where.rev, where.index) == (
+        "octo/logs",
+        ".specstory/history/2026-04-02 导出 notes.md",
+        commit,
+        7,
+    )
+    at_sign = rebuild.parse_source(f"github.com/octo/logs a@b/history.jsonl@{commit} turn 2")
+    assert at_sign is not None and at_sign.path == "a@b/history.jsonl"
+    assert rebuild.parse_source(f"octo/logs history.jsonl@{commit[:12]} turn 2") is None
+
+
+def test_a_prompt_history_comes_back_by_its_strings(tmp_path: Path) -> None:
+    """A prompt history no reader takes (one JSON object a line, the prompt in `display` or
+    `text`) is searched string by string: every prompt whose hash a ref holds comes back, as
+    typed or trimmed, and no other string is taken."""
+    work = tmp_path / "repos" / "octo+dots"
+    work.mkdir(parents=True)
+    typed = ["fix the flaky upload test", "  用中文回答，以后都这样  \n", "/clear"]
+    lines = [{"display": typed[0], "pastedContents": {}, "timestamp": 1}]
+    lines += [{"session_id": "s1", "ts": 2, "text": typed[1]}, {"display": typed[2], "project": "/w"}]
+    body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines) + "not json\n"
+    (work / "history.jsonl").write_text(body, encoding="utf-8")
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", "dots")
+    commit = _git(work, "rev-parse", "HEAD")
+    refs = [
+        _ref("h1", typed[0], f"octo/dots history.jsonl@{commit} turn 1", label="context"),
+        _ref("h2", typed[1].strip(), f"octo/dots history.jsonl@{commit} turn 9", label="spec"),
+        _ref("h3", "a prompt nobody typed", f"octo/dots history.jsonl@{commit} turn 3"),
+    ]
+    refs_dir, cache = tmp_path / "refs", tmp_path / "cache"
+    refs_dir.mkdir()
+    (refs_dir / "hist.refs.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs))
+    rebuild = _load("realtext_rebuild")
+    out = _run(
+        rebuild, ["--repos", str(tmp_path / "repos"), "--refs", str(refs_dir), "--cache", str(cache), "hist"]
+    )
+    assert out == "hist: 2 of 3 texts in the cache (not found 1, recovered 2)\n"
+    rows = [json.loads(line) for line in (cache / "hist.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(r["id"], r["text"]) for r in rows] == [("h1", typed[0]), ("h2", typed[1].strip())]
+    assert rebuild.json_strings('{"a": ["x", {"b": " y "}], "n": 3}') == ["x", "x", " y ", "y"]
