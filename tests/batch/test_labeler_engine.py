@@ -85,7 +85,7 @@ def test_with_the_encoder_a_persons_prompts_are_classed_by_its_classes_engine(
     from turnlens.learn.model import packaged_model
     from turnlens.router import labeler_engine
 
-    j = CLASS_LABELS.index("review")
+    j = CLASS_LABELS.index("code")  # a class the prompt's kind evidence leaves open
     cols = [array("f", [60.0 if k == j else 0.0] * enc.DIM) for k in range(len(CLASS_LABELS))]
     engine = enc.EncoderScorer(packaged_model("classes"), enc.Projection(CLASS_LABELS, cols, {}), StandIn())
     monkeypatch.setattr(labeler_engine, "prompt_scorer", lambda e: engine if e == "encoder" else None)
@@ -100,7 +100,7 @@ def test_with_the_encoder_a_persons_prompts_are_classed_by_its_classes_engine(
     }
     got = [r["class"] for r in Labeler(engine="encoder")(pa.table(rows)).to_pylist()]
     plain = [r["class"] for r in Labeler()(pa.table(rows)).to_pylist()]
-    assert got[0] == "review" and plain[0] != "review"
+    assert got[0] == "code" and plain[0] != "code"
     assert got[1:] == plain[1:] and got[3] == "spec"
     # the rules pack has no model: nothing for the engine to stand in for
     ruled = [r["class"] for r in Labeler(pack="reference", engine="encoder")(pa.table(rows)).to_pylist()]

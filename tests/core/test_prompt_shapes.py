@@ -1,7 +1,8 @@
 """What a person's prompt is by its shape (`turnlens.core.prompt_shapes`): one that asks for
-something is not chitchat, however few its words (a greeting, a thanks, an acknowledgement or
-a bare "continue" is left to the model), and one that is nothing but shell command lines is
-code. Only a person's prompt is read this way."""
+something is a request, neither chitchat nor a review, however few its words (a greeting, a
+thanks, an acknowledgement or a bare "continue" is left to the model); one that is nothing but
+shell command lines is code; one that sets a standing rule or lists points is kept word for
+word. Only a person's prompt is read this way."""
 
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ from turnlens.core.prompt_shapes import (
     COMMANDS_WHY,
     LIST_HEAD,
     LIST_WHY,
+    RULE_HEAD,
+    RULE_WHY,
     asks,
     command_lines,
     lists_points,
+    standing_rule,
 )
 from turnlens.core.rules import builtin_pack
 
@@ -84,6 +88,36 @@ def test_the_model_called_them_chitchat_before() -> None:
     pack = builtin_pack("default")
     chitchat = [t for t in ASKS if classify(t, pack).task_class == "chitchat"]
     assert len(chitchat) >= 5, chitchat
+
+
+# requests worded as PR remarks are ("should", "check", "is this correct"): as a thread message
+# the shipped model reads each of these as a review
+REVIEW_WORDED = [
+    "the header should not move when the page scrolls",
+    "revisa el formulario de login, debería validar el correo",
+    "bitte prüfe, ob der Export noch funktioniert",
+    "can you review the new parser tests",
+    "is the rounding right now?",
+    "this looks wrong, the total should include tax",
+]
+
+
+def test_the_model_read_requests_as_reviews_before() -> None:
+    """A request typed to an agent is no review of someone's work (docs/labels.md, Part 1:
+    context): without the kind, the shipped model reads these as reviews (so the test below
+    can fail); as a person's prompts they are requests."""
+    pack = builtin_pack("default")
+    reviews = [t for t in REVIEW_WORDED if classify(t, pack).task_class == "review"]
+    assert len(reviews) >= 4, reviews
+
+
+@pytest.mark.parametrize("text", REVIEW_WORDED)
+def test_a_request_is_no_review(text: str) -> None:
+    assert asks(text)
+    allowed, why = kind_evidence("prompt", text)
+    assert allowed is not None and "review" not in allowed and "chitchat" not in allowed
+    assert why == ASK_WHY
+    assert classify_unit(text, "prompt").task_class != "review"
 
 
 def test_only_a_persons_prompt_is_read_so() -> None:
@@ -195,8 +229,68 @@ def test_a_list_is_looked_for_in_the_head_only() -> None:
     assert lists_points("1. one\n2. two\n3. three\n" + "x " * LIST_HEAD)
 
 
+STANDING_RULES = [
+    "answer in Korean from now on",
+    "Please always reply in German, even when I write English",
+    "Always run the linter before you commit anything",
+    "never use rm, move files to the trash instead",
+    "from now on keep the changelog updated after every change",
+    "responde siempre en español, por favor",
+    "a partir de agora, escreva os commits em português",
+    "réponds en français à partir de maintenant",
+    "antworte bitte immer auf Deutsch",
+    "отвечай на русском",
+    "以后都用中文回复我",
+    "用中文回答，代码注释也用中文",
+    "これからは日本語で答えてください",
+    "앞으로는 한국어로 답해 줘",
+    "Let's fix the login bug.\nNever push to main directly, open a branch.",
+]
+
+NOT_STANDING = [
+    "never mind, the build works",
+    "the text is always white on the dark theme",
+    "why does it always fail on the second run?",
+    "translate the README into German",
+    "add a Korean locale file",
+    "I always forget the flags, what were they",
+    "it never reaches the handler",
+    "总是报错，看看怎么回事",
+]
+
+
+@pytest.mark.parametrize("text", NOT_STANDING)
+def test_a_word_of_time_or_a_language_alone_sets_no_rule(text: str) -> None:
+    assert not standing_rule(text)
+    assert kind_evidence("prompt", text)[1] != RULE_WHY
+
+
+def test_only_a_persons_standing_rule_is_kept_so() -> None:
+    """An agent says "from now on I will…" about its own work, and a thread message is read by
+    its words."""
+    text = STANDING_RULES[0]
+    assert kind_evidence("reply", text)[1] != RULE_WHY
+    assert kind_evidence(None, text) == (None, None)
+
+
+def test_the_cue_words_only_save_time() -> None:
+    """A prompt holding none of the cue words is not searched: on every text of this file the
+    answer is the pattern's own."""
+    from turnlens.core.prompt_shapes import _STANDING_RE
+
+    texts = [*ASKS, *LEFT_TO_THE_MODEL, *REVIEW_WORDED, *STANDING_RULES, *NOT_STANDING, *LISTS]
+    for text in texts:
+        assert standing_rule(text) == (_STANDING_RE.search(text.strip()[:RULE_HEAD]) is not None), text
+
+
+def test_a_standing_rule_is_looked_for_in_the_head_only() -> None:
+    assert not standing_rule("x " * RULE_HEAD + "\nanswer in Korean from now on")
+    assert standing_rule("answer in Korean from now on\n" + "x " * RULE_HEAD)
+
+
 SETTLED = [
-    *((text, asks, ("decision", "spec", "code", "review", "context"), ASK_WHY) for text in ASKS),
+    *((text, asks, ("decision", "spec", "code", "context"), ASK_WHY) for text in ASKS),
+    *((text, standing_rule, ("decision", "spec"), RULE_WHY) for text in STANDING_RULES),
     *((text, command_lines, ("code",), COMMANDS_WHY) for text in COMMAND_LINES),
     *((text, lists_points, ("decision", "spec", "code"), LIST_WHY) for text in LISTS),
 ]
@@ -206,8 +300,9 @@ SETTLED = [
 def test_a_prompt_settled_by_its_shape(
     text: str, shape: Callable[[str], bool], classes: tuple[str, ...], why: str
 ) -> None:
-    """A request of a few words is not chitchat, command lines are code, a list of points is
-    kept word for word: the kind evidence says so and why, and the answer is among them."""
+    """A request of a few words is neither chitchat nor a review, command lines are code, a
+    standing rule and a list of points are kept word for word: the kind evidence says so and
+    why, and the answer is among them."""
     assert shape(text)
     assert kind_evidence("prompt", text) == (classes, why)
     assert classify_unit(text, "prompt").task_class in classes

@@ -196,18 +196,18 @@ def test_classify_many_takes_an_engine_for_its_texts() -> None:
             read.append(list(texts))
             return super().encode(texts)
 
-    j = CLASS_LABELS.index("review")
+    j = CLASS_LABELS.index("code")  # a class the kind evidence of these prompts leaves open
     cols = [array("f", [60.0 if k == j else 0.0] * enc.DIM) for k in range(len(CLASS_LABELS))]
     engine = enc.EncoderScorer(packaged_model("classes"), enc.Projection(CLASS_LABELS, cols, {}), Batches())
     # (free texts: no kind evidence settles them — "we go with option B" is a stated choice)
     texts = ["add a retry to the fetch call", "thanks!", "add a retry to the fetch call", "use uv, not pip"]
     pack = builtin_pack("default")
     got = classify_many(texts, pack, pins=[None, None, None, "spec"], kinds=["prompt"] * 4, scorer=engine)
-    assert [c.task_class for c in got] == ["review", "review", "review", "spec"]
+    assert [c.task_class for c in got] == ["code", "code", "code", "spec"]
     assert read == [["add a retry to the fetch call", "thanks!"]]  # one batch, each free text once
     assert all(c.engine == "model" and c.probabilities for c in got[:3])
     plain = classify_many(texts, pack, kinds=["prompt"] * 4)
-    assert [c.task_class for c in plain] != ["review"] * 4
+    assert [c.task_class for c in plain] != ["code"] * 4
     with pytest.raises(ValueError):
         classify_many(texts, pack, scorer=_shipped())  # router labels, not task classes
 

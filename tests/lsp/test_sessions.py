@@ -234,10 +234,11 @@ async def test_a_tool_result_is_shown_with_its_calls_evidence(client: LanguageCl
 
 
 async def test_a_prompt_settled_by_its_shape_says_so(client: LanguageClient) -> None:
-    """A person's prompt of command lines is code, and one of a few words that asks is not
-    chitchat (turnlens.core.prompt_shapes): the diagnostics carry the class, and the hover names
-    the evidence."""
-    prompts = ("npm start", "align the cards to the left")
+    """A person's prompt of command lines is code, one of a few words that asks is a request
+    (neither chitchat nor a review), and one that sets a standing rule is kept word for word
+    (turnlens.core.prompt_shapes): the diagnostics carry the class, and the hover names the
+    evidence."""
+    prompts = ("npm start", "align the cards to the left", "answer in Korean from now on")
     doc = "\n".join(
         _line(
             {"type": "user", "message": {"role": "user", "content": text}, "uuid": f"u{i}", "sessionId": "s"},
@@ -247,9 +248,12 @@ async def test_a_prompt_settled_by_its_shape_says_so(client: LanguageClient) -> 
     )
     open_doc(client, URI, doc + "\n", language="jsonl")
     diags = await wait_diagnostics(client, URI, version=1)
-    assert [d.data["kind"] for d in diags] == ["prompt", "prompt"]
-    assert diags[0].data["class"] == "code" and diags[1].data["class"] != "chitchat"
-    for diag, because in zip(diags, ("nothing but shell command lines", "is not chitchat"), strict=True):
+    assert [d.data["kind"] for d in diags] == ["prompt", "prompt", "prompt"]
+    assert diags[0].data["class"] == "code"
+    assert diags[1].data["class"] not in ("chitchat", "review")
+    assert diags[2].data["class"] in ("decision", "spec")
+    because_of = ("nothing but shell command lines", "not chitchat or a review", "sets a standing rule")
+    for diag, because in zip(diags, because_of, strict=True):
         start = diag.range.start
         hover = await client.text_document_hover_async(
             types.HoverParams(

@@ -7,10 +7,11 @@ whose tool only runs a command or writes a file is code whatever its arguments s
 agent's reply is not a decision (the person decides, in a prompt, or in the answer the client
 hands back when the agent asked them: that result is a decision). A person's prompts and
 the turns of threads and plain text keep every class, but a prompt that is only a pick among
-options or a go-ahead is a decision (`turnlens.core.picks`), one of a few words that asks for
-something is not chitchat, one of nothing but command lines is code and one that lists points
-is kept word for word (`turnlens.core.prompt_shapes`), and a thread message that says a triage
-outcome is a decision, one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
+options or a go-ahead is a decision (`turnlens.core.picks`); one of a few words that asks for
+something is a request (neither chitchat nor a review), one of nothing but command lines is
+code, and one that sets a standing rule or lists points is kept word for word
+(`turnlens.core.prompt_shapes`); a thread message that says a triage outcome is a decision,
+one that is only a +1 or a ping chitchat (`turnlens.core.outcomes`).
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_WHY,
     LIST_WHY,
+    RULE_WHY,
     asks,
     command_lines,
     lists_points,
+    standing_rule,
 )
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -255,14 +258,16 @@ _KIND_WHY: Final = {
 
 # what a person's prompt may be by its shape, asked in this order (`core.picks`,
 # `core.prompt_shapes`): a pick, a go-ahead or a choice said decides; command lines are code; a
-# list of points is kept word for word; a request of a few words is not chitchat
+# standing rule or a list of points is kept word for word; a request of a few words is neither
+# chitchat nor a review
 _PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], ...]] = (
     (bare_pick, ("decision",), PICK_WHY),
     (answered_go_ahead, ("decision",), GO_AHEAD_WHY),
     (stated_choice, ("decision",), STATED_WHY),
     (command_lines, ("code",), COMMANDS_WHY),
+    (standing_rule, ("decision", "spec"), RULE_WHY),
     (lists_points, ("decision", "spec", "code"), LIST_WHY),
-    (asks, ("decision", "spec", "code", "review", "context"), ASK_WHY),
+    (asks, ("decision", "spec", "code", "context"), ASK_WHY),
 )
 
 

@@ -1,17 +1,21 @@
-"""What a person's prompt is by its shape: a request of a few words, a list of points, or
-nothing but command lines.
+"""What a person's prompt is by its shape: a request of a few words, a list of points, a
+standing rule, or nothing but command lines.
 
-A person's prompt that asks for something is not chitchat, however short it is.
+A person's prompt that asks for something is a request, neither chitchat nor a review, however short
+it is.
 
 Typed to an agent, "align the cards to the left", "summarise what this repo does", "где лежит
 конфиг" or "这个接口有鉴权吗" say what the agent was asked: read as a turn of its session, such a prompt is
 context (docs/labels.md, Part 1: context, "a request typed to an agent"), and a spec, a
 decision or code when it says more. The learned model reads few words in them, the way it
 reads a "thanks!" or a "hi", and calls them chitchat. Chitchat is social or content-free: a
-greeting, a thanks, an acknowledgement, a reaction. So a person's prompt of at least
-`ASK_MIN_WORDS` words that opens with none of those words may take any class but chitchat;
-one that does ("hi, what can you do?", "thanks, that works"), or a shorter one ("continue",
-"go on", "fix"), is left to the model.
+greeting, a thanks, an acknowledgement, a reaction. Nor is such a prompt a review: a review
+judges work done (a PR remark, a CI verdict), and the learned model, which met "please",
+"check" and "should" mostly in PR remarks, reads a request as one; the guide names what a
+request typed to an agent is (context, or a spec, a decision or code when it says more). So a
+person's prompt of at least `ASK_MIN_WORDS` words that opens with none of those words takes
+one of those four classes; one that does ("hi, what can you do?", "thanks, that works"), or a
+shorter one ("continue", "go on", "fix"), is left to the model.
 
 A person's prompt that lists three points or more ("1. … 2. … 3. …", "- …" lines, "一、…") states
 what the agent must do point by point: a summary would lose the points, so it is kept word for
@@ -23,6 +27,14 @@ A person's prompt that is nothing but shell command lines ("npm start", "cd ~/si
 as a command a person runs in a session is (`kinds.KIND_CLASSES["command"]`). Every line must
 open with a program people type at a prompt and hold no sentence ("npm run build says the env
 file is missing. can you look" asks about a command; it is not one).
+
+A person's prompt that sets a standing rule for the rest of the work ("answer in Korean from now
+on", "always run the linter before you commit", "以后都用中文回复", "これからは日本語で答えて") binds
+every later answer: a compaction that drops it lets the agent break it, so it is kept word for
+word, as a spec or, when it picks between options, a decision (docs/labels.md, Part 1: context,
+"a standing rule a person gives the agent"). Three marks say so: the language the agent is to
+answer or work in, a "from now on" in any of the guide's languages, and a sentence that opens
+with "always" or "never" and a verb of the work.
 """
 
 from __future__ import annotations
@@ -44,7 +56,8 @@ SOCIAL_HEAD: Final = 40
 LIST_WHY: Final = "a person's prompt that lists three points or more is kept word for word"
 COMMANDS_WHY: Final = "a person's prompt that is nothing but shell command lines is code"
 ASK_WHY: Final = (
-    "a person's prompt of a few words that says what to do or asks about the work is not chitchat"
+    "a person's prompt of a few words that says what to do or asks about the work is a request:"
+    " context, or a spec, a decision or code, not chitchat or a review"
 )
 
 # a greeting, thanks, acknowledgement or reaction opening the prompt, in the languages the
@@ -96,10 +109,181 @@ _POINT = (
 LIST_MIN_POINTS: Final = 3
 LIST_HEAD: Final = 8000
 
+RULE_WHY: Final = "a person's prompt that sets a standing rule for the rest of the work is kept word for word"
+# the characters of a prompt read for a standing rule
+RULE_HEAD: Final = 400
+# the languages people ask an agent to answer in, as each language names them
+_LANGUAGES_EN = (
+    r"english|spanish|chinese|mandarin|japanese|korean|german|french|portuguese|russian|italian"
+    r"|thai|vietnamese|turkish|arabic|hindi|indonesian|dutch|polish|ukrainian"
+)
+_STANDING = (
+    # the language of the answers: a verb of answering, speaking or writing, then the language
+    r"\b(?:answer|reply|respond|speak|talk|write|communicate|chat|work)\b[^.\n?]{0,40}?\bin (?:"
+    + _LANGUAGES_EN
+    + r")\b"
+    r"|\b(?:responde|resp[oó]ndeme|contesta|habla|h[aá]blame|escribe)\b[^.\n?]{0,30}?"
+    r"\ben (?:espa[nñ]ol|ingl[eé]s|chino|japon[eé]s|coreano|alem[aá]n|franc[eé]s|portugu[eé]s|ruso|italiano)\b"
+    r"|\b(?:responda|responde|fale|escreva)\b[^.\n?]{0,30}?"
+    r"\bem (?:portugu[eê]s|ingl[eê]s|espanhol|chin[eê]s|japon[eê]s|franc[eê]s|alem[aã]o|italiano|russo)\b"
+    r"|\b(?:r[ée]ponds|r[ée]pondez|parle|parlez|[ée]cris|[ée]crivez)\b[^.\n?]{0,30}?"
+    r"\ben (?:fran[cç]ais|anglais|espagnol|allemand|chinois|japonais|italien|portugais|russe)\b"
+    r"|\b(?:antworte|antwortet|sprich|schreibe?|schreibt|alles|immer)\b[^.\n?]{0,30}?"
+    r"\bauf (?:deutsch|englisch|franz[öo]sisch|spanisch|chinesisch|japanisch|italienisch|russisch)\b"
+    r"|\b(?:rispondi|rispondimi|parla|scrivi)\b[^.\n?]{0,30}?"
+    r"\bin (?:italiano|inglese|spagnolo|francese|tedesco|cinese|giapponese)\b"
+    r"|\b(?:отвечай|отвечайте|говори|пиши|общайся|работай)\b[^.\n?]{0,30}?"
+    r"(?:на (?:русском|английском|украинском)|по-(?:русски|английски|украински))"
+    r"|(?:на (?:русском|английском|украинском)|по-(?:русски|английски|украински))[^.\n?]{0,20}?"
+    r"\b(?:отвечай|отвечайте|говори|пиши|общайся|работай)\b"
+    r"|\b(?:tr[aả] l[oờ]i|n[oó]i|vi[eế]t)\b[^.\n?]{0,20}?b[aằ]ng ti[eế]ng\b"
+    r"|(?:用|使用)(?:中文|汉语|漢語|英文|英语|英語|日语|日文|繁体中文|简体中文|繁體中文)"
+    r"(?:回答|回复|回覆|交流|对话|對話|沟通|溝通|输出|輸出|说明|說明)"
+    r"|(?:中文|英文)(?:回答|回复|回覆|对话|對話|交流|沟通|溝通)"
+    r"|(?:日本語|英語|中国語)で(?:答え|回答|返信|返答|話し|書い|説明し|応答|対応し|会話し)"
+    r"|(?:한국어|한글|영어)로\s*(?:답|대답|말|대화|설명|작성|응답)"
+    # for the rest of the work
+    r"|\b(?:from now on|going forward|for the rest of (?:this|the) (?:session|conversation|chat|project)"
+    r"|de ahora en adelante|a partir de ahora|[àa] partir de maintenant|dor[ée]navant|d[ée]sormais"
+    r"|ab jetzt|von nun an|ab sofort|d['’]ora in (?:poi|avanti)|da ora in poi|a partir de agora"
+    r"|daqui (?:pra|para) frente|de agora em diante)\b"
+    r"|с этого момента|впредь|отныне|从现在开始|從現在開始|从今以后|以后都|以後都|以后每次|今后|今後は"
+    r"|これからは|以降は|앞으로는|지금부터"
+    # a sentence that opens with "always" or "never" and a verb of the work
+    r"|(?:\A|[.!;:\n])[ \t]*(?:please[ \t,]+)?(?:always|never|don['’]t ever|do not ever)[ \t]+"
+    r"(?:use|run|write|commit|push|create|add|answer|reply|respond|ask|delete|remove|modify|edit"
+    r"|touch|call|put|make|keep|include|test|check|update|follow|start|stop|mention|say|speak"
+    r"|talk|read|install|change|document|log|work|prefer|format|lint)\b"
+    r"|永远不要|永遠不要|始终使用|一律使用|每次都要|常に|항상"
+)
+
+# words one of which every standing rule above holds (lower case): a prompt with none of them
+# is not searched, so the long pattern runs on few prompts
+_RULE_CUES: Final = (
+    *_LANGUAGES_EN.split("|"),
+    *[
+        "español",
+        "espanol",
+        "inglés",
+        "ingles",
+        "chino",
+        "japonés",
+        "japones",
+        "coreano",
+        "alemán",
+        "aleman",
+        "francés",
+        "frances",
+        "portugués",
+        "portugues",
+        "ruso",
+        "italiano",
+        "português",
+        "inglês",
+        "espanhol",
+        "chinês",
+        "japonês",
+        "francês",
+        "alemão",
+        "alemao",
+        "russo",
+        "français",
+        "francais",
+        "anglais",
+        "espagnol",
+        "allemand",
+        "chinois",
+        "japonais",
+        "italien",
+        "portugais",
+        "russe",
+        "deutsch",
+        "englisch",
+        "französisch",
+        "franzosisch",
+        "spanisch",
+        "chinesisch",
+        "japanisch",
+        "italienisch",
+        "russisch",
+        "inglese",
+        "spagnolo",
+        "francese",
+        "tedesco",
+        "cinese",
+        "giapponese",
+        "русском",
+        "английском",
+        "украинском",
+        "по-русски",
+        "по-английски",
+        "по-украински",
+        "tiếng",
+        "tieng",
+        "中文",
+        "汉语",
+        "漢語",
+        "英文",
+        "英语",
+        "英語",
+        "日语",
+        "日文",
+        "日本語",
+        "中国語",
+        "한국어",
+        "한글",
+        "영어",
+    ],
+    "from now on",
+    "going forward",
+    "for the rest of",
+    "en adelante",
+    "partir de ahora",
+    "partir de maintenant",
+    "dorénavant",
+    "dorenavant",
+    "désormais",
+    "desormais",
+    "ab jetzt",
+    "von nun an",
+    "ab sofort",
+    "ora in ",
+    "partir de agora",
+    "daqui p",
+    "agora em diante",
+    *[
+        "этого момента",
+        "впредь",
+        "отныне",
+        "从现在开始",
+        "從現在開始",
+        "从今以后",
+        "以后都",
+        "以後都",
+        "以后每次",
+        "今后",
+        "今後は",
+        "これからは",
+        "以降は",
+        "앞으로는",
+        "지금부터",
+        "always",
+        "ever",
+        "永远不要",
+        "永遠不要",
+        "始终使用",
+        "一律使用",
+        "每次都要",
+        "常に",
+        "항상",
+    ],
+)
+
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
 _COMMANDS_RE = compile_re(_COMMANDS)
 _POINT_RE = compile_re(_POINT, MULTILINE)
+_STANDING_RE = compile_re(_STANDING, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -131,3 +315,12 @@ def lists_points(text: str) -> bool:
     # the first few points only: a long list is not read to its end
     points = zip(range(LIST_MIN_POINTS), _POINT_RE.finditer(text, 0, LIST_HEAD), strict=False)
     return sum(1 for _ in points) == LIST_MIN_POINTS
+
+
+def standing_rule(text: str) -> bool:
+    """Whether a person's prompt sets a standing rule for the rest of the work (see the module)."""
+    head = text.strip()[:RULE_HEAD]
+    lowered = head.lower()
+    if not any(cue in lowered for cue in _RULE_CUES):
+        return False
+    return _STANDING_RE.search(head) is not None
