@@ -15,7 +15,8 @@ import { editor, failureShot, inlayHintTexts, openFile, runCommand } from './wor
 const TIMEOUT = 120000;
 const EXAMPLE = join(REPO, 'docs', 'examples', 'claude-session.jsonl');
 const NAME = 'claude-session.jsonl';
-const EDIT = 'FAIL: ';
+// typed at the start of the last prompt: a standing rule, which the compaction guard keeps word for word
+const EDIT = 'Always reply in French. ';
 
 /** What the CLI says of every message of `text`: line, column (1-based), class, frozen. */
 function cliUnits(text) {
