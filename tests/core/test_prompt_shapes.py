@@ -273,12 +273,44 @@ def test_only_a_persons_standing_rule_is_kept_so() -> None:
     assert kind_evidence(None, text) == (None, None)
 
 
+# each language the rule names, as people type it with and without its accents
+LANGUAGE_RULES = [
+    "reply in Thai",
+    "responde en ingles",
+    "responde en inglés",
+    "contesta en japones",
+    "responda em chines",
+    "responda em chinês",
+    "escreva em alemao",
+    "fale em portugues",
+    "réponds en francais",
+    "reponds en anglais",
+    "antworte auf franzosisch",
+    "schreib alles auf Englisch",
+    "rispondi in italiano",
+    "пиши по-русски",
+    "на английском отвечай",
+    "trả lời bằng tiếng Việt",
+    "tra loi bang tieng Viet",
+    "用英文回复",
+    "简体中文回答",
+    "英語で答えて",
+    "영어로 답해",
+]
+
+
+@pytest.mark.parametrize("text", LANGUAGE_RULES)
+def test_each_language_is_a_rule_with_or_without_its_accents(text: str) -> None:
+    assert standing_rule(text)
+
+
 def test_the_cue_words_only_save_time() -> None:
     """A prompt holding none of the cue words is not searched: on every text of this file the
     answer is the pattern's own."""
     from turnlens.core.prompt_shapes import _STANDING_RE
 
     texts = [*ASKS, *LEFT_TO_THE_MODEL, *REVIEW_WORDED, *STANDING_RULES, *NOT_STANDING, *LISTS]
+    texts += LANGUAGE_RULES
     for text in texts:
         assert standing_rule(text) == (_STANDING_RE.search(text.strip()[:RULE_HEAD]) is not None), text
 

@@ -182,6 +182,7 @@ _RULE_CUES: Final = (
         "inglês",
         "espanhol",
         "chinês",
+        "chines",
         "japonês",
         "francês",
         "alemão",
