@@ -82,14 +82,6 @@ def test_greetings_thanks_and_resumes_are_left_to_the_model(text: str) -> None:
     assert kind_evidence("prompt", text) == (None, None)
 
 
-def test_the_model_called_them_chitchat_before() -> None:
-    """The evidence is what moves them: without the kind, as a conversation turn, the shipped
-    model reads several of these prompts as chitchat (else the test above could not fail)."""
-    pack = builtin_pack("default")
-    chitchat = [t for t in ASKS if classify(t, pack).task_class == "chitchat"]
-    assert len(chitchat) >= 5, chitchat
-
-
 # requests worded as PR remarks are ("should", "check", "is this correct"): as a thread message
 # the shipped model reads each of these as a review
 REVIEW_WORDED = [
@@ -102,13 +94,17 @@ REVIEW_WORDED = [
 ]
 
 
-def test_the_model_read_requests_as_reviews_before() -> None:
-    """A request typed to an agent is no review of someone's work (docs/labels.md, Part 1:
-    context): without the kind, the shipped model reads these as reviews (so the test below
-    can fail); as a person's prompts they are requests."""
+@pytest.mark.parametrize(
+    ("texts", "read_as", "at_least"), [(ASKS, "chitchat", 5), (REVIEW_WORDED, "review", 4)]
+)
+def test_the_model_read_them_otherwise_before(texts: list[str], read_as: str, at_least: int) -> None:
+    """The evidence is what moves them: without the kind, as a conversation turn, the shipped
+    model reads several requests as chitchat, and several worded as PR remarks as reviews (else
+    the tests of a request could not fail). A request typed to an agent is neither
+    (docs/labels.md, Part 1: context)."""
     pack = builtin_pack("default")
-    reviews = [t for t in REVIEW_WORDED if classify(t, pack).task_class == "review"]
-    assert len(reviews) >= 4, reviews
+    read = [t for t in texts if classify(t, pack).task_class == read_as]
+    assert len(read) >= at_least, read
 
 
 @pytest.mark.parametrize("text", REVIEW_WORDED)
@@ -118,14 +114,6 @@ def test_a_request_is_no_review(text: str) -> None:
     assert allowed is not None and "review" not in allowed and "chitchat" not in allowed
     assert why == ASK_WHY
     assert classify_unit(text, "prompt").task_class != "review"
-
-
-def test_only_a_persons_prompt_is_read_so() -> None:
-    """A thread message of a few words may well be chitchat ("This is great work!"), and an
-    agent's reply has its kind's classes."""
-    assert kind_evidence(None, "align the cards to the left") == (None, None)
-    assert kind_evidence("reply", "align the cards to the left")[1] != ASK_WHY
-    assert kind_evidence("tool_call", "align the cards to the left")[1] != ASK_WHY
 
 
 def test_a_decision_said_in_a_prompt_wins() -> None:
@@ -179,16 +167,6 @@ NOT_COMMAND_LINES = [
 ]
 
 
-@pytest.mark.parametrize("text", NOT_COMMAND_LINES)
-def test_a_sentence_about_a_command_is_no_command_line(text: str) -> None:
-    assert not command_lines(text)
-
-
-def test_only_a_persons_prompt_of_commands_is_settled_so() -> None:
-    assert kind_evidence(None, "npm start") == (None, None)
-    assert kind_evidence("reply", "npm start")[1] != COMMANDS_WHY
-
-
 def test_a_long_paste_is_not_read_as_command_lines() -> None:
     text = "\n".join(["git status"] * (COMMANDS_MAX // 10 + 1))
     assert len(text) > COMMANDS_MAX and not command_lines(text)
@@ -208,19 +186,6 @@ NOT_LISTS = [
     "version 1.2.3 is out",
     "a - b - c are the three options",
 ]
-
-
-@pytest.mark.parametrize("text", NOT_LISTS)
-def test_two_points_or_numbers_in_a_line_are_no_list(text: str) -> None:
-    assert not lists_points(text)
-
-
-def test_only_a_persons_list_is_kept_so() -> None:
-    """An agent's reply lists its steps and findings all the time; a thread message is read by
-    its words."""
-    text = LISTS[0]
-    assert kind_evidence("reply", text)[1] != LIST_WHY
-    assert kind_evidence(None, text) == (None, None)
 
 
 def test_a_list_is_looked_for_in_the_head_only() -> None:
@@ -257,20 +222,6 @@ NOT_STANDING = [
     "it never reaches the handler",
     "总是报错，看看怎么回事",
 ]
-
-
-@pytest.mark.parametrize("text", NOT_STANDING)
-def test_a_word_of_time_or_a_language_alone_sets_no_rule(text: str) -> None:
-    assert not standing_rule(text)
-    assert kind_evidence("prompt", text)[1] != RULE_WHY
-
-
-def test_only_a_persons_standing_rule_is_kept_so() -> None:
-    """An agent says "from now on I will…" about its own work, and a thread message is read by
-    its words."""
-    text = STANDING_RULES[0]
-    assert kind_evidence("reply", text)[1] != RULE_WHY
-    assert kind_evidence(None, text) == (None, None)
 
 
 # each language the rule names, as people type it with and without its accents
@@ -318,6 +269,39 @@ def test_the_cue_words_only_save_time() -> None:
 def test_a_standing_rule_is_looked_for_in_the_head_only() -> None:
     assert not standing_rule("x " * RULE_HEAD + "\nanswer in Korean from now on")
     assert standing_rule("answer in Korean from now on\n" + "x " * RULE_HEAD)
+
+
+# a sentence about a command, two points or numbers in a line, a word of time or a language
+# alone: no shape
+QUIET = [
+    *((text, command_lines, COMMANDS_WHY) for text in NOT_COMMAND_LINES),
+    *((text, lists_points, LIST_WHY) for text in NOT_LISTS),
+    *((text, standing_rule, RULE_WHY) for text in NOT_STANDING),
+]
+
+
+@pytest.mark.parametrize(("text", "shape", "why"), QUIET)
+def test_what_only_looks_like_a_shape_is_none(text: str, shape: Callable[[str], bool], why: str) -> None:
+    assert not shape(text)
+    assert kind_evidence("prompt", text)[1] != why
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (ASKS[0], ASK_WHY),
+        (COMMAND_LINES[0], COMMANDS_WHY),
+        (LISTS[0], LIST_WHY),
+        (STANDING_RULES[0], RULE_WHY),
+    ],
+)
+def test_only_a_persons_prompt_is_read_so(text: str, why: str) -> None:
+    """A thread message of a few words may well be chitchat ("This is great work!") and is read
+    by its words; an agent's reply lists its steps and says "from now on I will…" of its own
+    work, and it and a tool call have their kind's classes."""
+    assert kind_evidence(None, text) == (None, None)
+    assert kind_evidence("reply", text)[1] != why
+    assert kind_evidence("tool_call", text)[1] != why
 
 
 SETTLED = [
