@@ -112,172 +112,98 @@ LIST_HEAD: Final = 8000
 RULE_WHY: Final = "a person's prompt that sets a standing rule for the rest of the work is kept word for word"
 # the characters of a prompt read for a standing rule
 RULE_HEAD: Final = 400
-# the languages people ask an agent to answer in, as each language names them
-_LANGUAGES_EN = (
-    r"english|spanish|chinese|mandarin|japanese|korean|german|french|portuguese|russian|italian"
-    r"|thai|vietnamese|turkish|arabic|hindi|indonesian|dutch|polish|ukrainian"
+# A standing rule's words, written out as people type them (with their accents and without):
+# the pattern is made of these lists, and so are the cue words, so a prompt that holds none of
+# them is not searched. The languages people ask an agent to answer in, as each language names
+# them:
+_LANGUAGE_NAMES: Final = {
+    "en": "english spanish chinese mandarin japanese korean german french portuguese russian italian"
+    " thai vietnamese turkish arabic hindi indonesian dutch polish ukrainian",
+    "es": "español espanol inglés ingles chino japonés japones coreano alemán aleman francés frances"
+    " portugués portugues ruso italiano",
+    "pt": "português portugues inglês ingles espanhol chinês chines japonês japones francês frances"
+    " alemão alemao italiano russo",
+    "fr": "français francais anglais espagnol allemand chinois japonais italien portugais russe",
+    "de": "deutsch englisch französisch franzosisch spanisch chinesisch japanisch italienisch russisch",
+    "it": "italiano inglese spagnolo francese tedesco cinese giapponese",
+}
+# the verbs of answering, speaking or writing before each language's names, and its preposition
+_ANSWER_VERBS: Final = {
+    "en": (r"answer|reply|respond|speak|talk|write|communicate|chat|work", "in"),
+    "es": (r"responde|respóndeme|respondeme|contesta|habla|háblame|hablame|escribe", "en"),
+    "pt": (r"responda|responde|fale|escreva", "em"),
+    "fr": (r"réponds|reponds|répondez|repondez|parle|parlez|écris|ecris|écrivez|ecrivez", "en"),
+    "de": (r"antworte|antwortet|sprich|schreib|schreibe|schreibt|alles|immer", "auf"),
+    "it": (r"rispondi|rispondimi|parla|scrivi", "in"),
+}
+_RU_LANGUAGES: Final = "на русском|на английском|на украинском|по-русски|по-английски|по-украински"
+_RU_VERBS: Final = "отвечай|отвечайте|говори|пиши|общайся|работай"
+_ZH_LANGUAGES: Final = "中文|汉语|漢語|英文|英语|英語|日语|日文|繁体中文|简体中文|繁體中文"
+_ZH_VERBS: Final = "回答|回复|回覆|交流|对话|對話|沟通|溝通|输出|輸出|说明|說明"
+# for the rest of the work: Latin phrases (matched as whole words), then the others
+_FROM_NOW_WORDS: Final = (
+    "from now on|going forward|for the rest of this session|for the rest of the session"
+    "|for the rest of this conversation|for the rest of the conversation|for the rest of this chat"
+    "|for the rest of the chat|for the rest of this project|for the rest of the project|de ahora en adelante"
+    "|a partir de ahora|à partir de maintenant|a partir de maintenant|dorénavant|dorenavant"
+    "|désormais|desormais|ab jetzt|von nun an|ab sofort|d'ora in poi|d’ora in poi|d'ora in avanti"
+    "|d’ora in avanti|da ora in poi|a partir de agora|daqui pra frente|daqui para frente"
+    "|de agora em diante"
 )
-_STANDING = (
-    # the language of the answers: a verb of answering, speaking or writing, then the language
-    r"\b(?:answer|reply|respond|speak|talk|write|communicate|chat|work)\b[^.\n?]{0,40}?\bin (?:"
-    + _LANGUAGES_EN
-    + r")\b"
-    r"|\b(?:responde|resp[oó]ndeme|contesta|habla|h[aá]blame|escribe)\b[^.\n?]{0,30}?"
-    r"\ben (?:espa[nñ]ol|ingl[eé]s|chino|japon[eé]s|coreano|alem[aá]n|franc[eé]s|portugu[eé]s|ruso|italiano)\b"
-    r"|\b(?:responda|responde|fale|escreva)\b[^.\n?]{0,30}?"
-    r"\bem (?:portugu[eê]s|ingl[eê]s|espanhol|chin[eê]s|japon[eê]s|franc[eê]s|alem[aã]o|italiano|russo)\b"
-    r"|\b(?:r[ée]ponds|r[ée]pondez|parle|parlez|[ée]cris|[ée]crivez)\b[^.\n?]{0,30}?"
-    r"\ben (?:fran[cç]ais|anglais|espagnol|allemand|chinois|japonais|italien|portugais|russe)\b"
-    r"|\b(?:antworte|antwortet|sprich|schreibe?|schreibt|alles|immer)\b[^.\n?]{0,30}?"
-    r"\bauf (?:deutsch|englisch|franz[öo]sisch|spanisch|chinesisch|japanisch|italienisch|russisch)\b"
-    r"|\b(?:rispondi|rispondimi|parla|scrivi)\b[^.\n?]{0,30}?"
-    r"\bin (?:italiano|inglese|spagnolo|francese|tedesco|cinese|giapponese)\b"
-    r"|\b(?:отвечай|отвечайте|говори|пиши|общайся|работай)\b[^.\n?]{0,30}?"
-    r"(?:на (?:русском|английском|украинском)|по-(?:русски|английски|украински))"
-    r"|(?:на (?:русском|английском|украинском)|по-(?:русски|английски|украински))[^.\n?]{0,20}?"
-    r"\b(?:отвечай|отвечайте|говори|пиши|общайся|работай)\b"
-    r"|\b(?:tr[aả] l[oờ]i|n[oó]i|vi[eế]t)\b[^.\n?]{0,20}?b[aằ]ng ti[eế]ng\b"
-    r"|(?:用|使用)(?:中文|汉语|漢語|英文|英语|英語|日语|日文|繁体中文|简体中文|繁體中文)"
-    r"(?:回答|回复|回覆|交流|对话|對話|沟通|溝通|输出|輸出|说明|說明)"
-    r"|(?:中文|英文)(?:回答|回复|回覆|对话|對話|交流|沟通|溝通)"
-    r"|(?:日本語|英語|中国語)で(?:答え|回答|返信|返答|話し|書い|説明し|応答|対応し|会話し)"
-    r"|(?:한국어|한글|영어)로\s*(?:답|대답|말|대화|설명|작성|응답)"
-    # for the rest of the work
-    r"|\b(?:from now on|going forward|for the rest of (?:this|the) (?:session|conversation|chat|project)"
-    r"|de ahora en adelante|a partir de ahora|[àa] partir de maintenant|dor[ée]navant|d[ée]sormais"
-    r"|ab jetzt|von nun an|ab sofort|d['’]ora in (?:poi|avanti)|da ora in poi|a partir de agora"
-    r"|daqui (?:pra|para) frente|de agora em diante)\b"
-    r"|с этого момента|впредь|отныне|从现在开始|從現在開始|从今以后|以后都|以後都|以后每次|今后|今後は"
-    r"|これからは|以降は|앞으로는|지금부터"
-    # a sentence that opens with "always" or "never" and a verb of the work
-    r"|(?:\A|[.!;:\n])[ \t]*(?:please[ \t,]+)?(?:always|never|don['’]t ever|do not ever)[ \t]+"
-    r"(?:use|run|write|commit|push|create|add|answer|reply|respond|ask|delete|remove|modify|edit"
-    r"|touch|call|put|make|keep|include|test|check|update|follow|start|stop|mention|say|speak"
-    r"|talk|read|install|change|document|log|work|prefer|format|lint)\b"
-    r"|永远不要|永遠不要|始终使用|一律使用|每次都要|常に|항상"
+_FROM_NOW_OTHERS: Final = (
+    "с этого момента|впредь|отныне|从现在开始|從現在開始|从今以后|以后都|以後都|以后每次|今后|今後は"
+    "|これからは|以降は|앞으로는|지금부터"
+)
+# the sentence openers of "always do X" / "never do X", and the verbs of the work after them
+_ALWAYS: Final = "always|never|don't ever|don’t ever|do not ever"
+_ALWAYS_OTHERS: Final = "永远不要|永遠不要|始终使用|一律使用|每次都要|常に|항상"
+_WORK_VERBS: Final = (
+    "use|run|write|commit|push|create|add|answer|reply|respond|ask|delete|remove|modify|edit"
+    "|touch|call|put|make|keep|include|test|check|update|follow|start|stop|mention|say|speak"
+    "|talk|read|install|change|document|log|work|prefer|format|lint"
 )
 
-# words one of which every standing rule above holds (lower case): a prompt with none of them
-# is not searched, so the long pattern runs on few prompts
+
+def _any(words: str) -> str:
+    """An alternation of space-separated words (plain letters: nothing to escape)."""
+    return "(?:" + "|".join(words.split()) + ")"
+
+
+_STANDING = "|".join(
+    [
+        # the language of the answers: a verb of answering, speaking or writing, then the language
+        *(
+            rf"\b(?:{verbs})\b[^.\n?]{{0,40}}?\b{prep} {_any(_LANGUAGE_NAMES[lang])}\b"
+            for lang, (verbs, prep) in _ANSWER_VERBS.items()
+        ),
+        rf"\b(?:{_RU_VERBS})\b[^.\n?]{{0,30}}?(?:{_RU_LANGUAGES})",
+        rf"(?:{_RU_LANGUAGES})[^.\n?]{{0,20}}?\b(?:{_RU_VERBS})\b",
+        r"\b(?:trả lời|tra loi|nói|noi|viết|viet)\b[^.\n?]{0,20}?(?:bằng tiếng|bang tieng)\b",
+        rf"(?:用|使用)(?:{_ZH_LANGUAGES})(?:{_ZH_VERBS})",
+        r"(?:中文|英文)(?:回答|回复|回覆|对话|對話|交流|沟通|溝通)",
+        r"(?:日本語|英語|中国語)で(?:答え|回答|返信|返答|話し|書い|説明し|応答|対応し|会話し)",
+        r"(?:한국어|한글|영어)로\s*(?:답|대답|말|대화|설명|작성|응답)",
+        # for the rest of the work
+        rf"\b(?:{_FROM_NOW_WORDS})\b",
+        _FROM_NOW_OTHERS,
+        # a sentence that opens with "always" or "never" and a verb of the work
+        rf"(?:\A|[.!;:\n])[ \t]*(?:please[ \t,]+)?(?:{_ALWAYS})[ \t]+(?:{_WORK_VERBS})\b",
+        _ALWAYS_OTHERS,
+    ]
+)
+# the cue words: one of them is in every standing rule the pattern finds (lower case)
 _RULE_CUES: Final = (
-    *_LANGUAGES_EN.split("|"),
-    *[
-        "español",
-        "espanol",
-        "inglés",
-        "ingles",
-        "chino",
-        "japonés",
-        "japones",
-        "coreano",
-        "alemán",
-        "aleman",
-        "francés",
-        "frances",
-        "portugués",
-        "portugues",
-        "ruso",
-        "italiano",
-        "português",
-        "inglês",
-        "espanhol",
-        "chinês",
-        "chines",
-        "japonês",
-        "francês",
-        "alemão",
-        "alemao",
-        "russo",
-        "français",
-        "francais",
-        "anglais",
-        "espagnol",
-        "allemand",
-        "chinois",
-        "japonais",
-        "italien",
-        "portugais",
-        "russe",
-        "deutsch",
-        "englisch",
-        "französisch",
-        "franzosisch",
-        "spanisch",
-        "chinesisch",
-        "japanisch",
-        "italienisch",
-        "russisch",
-        "inglese",
-        "spagnolo",
-        "francese",
-        "tedesco",
-        "cinese",
-        "giapponese",
-        "русском",
-        "английском",
-        "украинском",
-        "по-русски",
-        "по-английски",
-        "по-украински",
-        "tiếng",
-        "tieng",
-        "中文",
-        "汉语",
-        "漢語",
-        "英文",
-        "英语",
-        "英語",
-        "日语",
-        "日文",
-        "日本語",
-        "中国語",
-        "한국어",
-        "한글",
-        "영어",
-    ],
-    "from now on",
-    "going forward",
-    "for the rest of",
-    "en adelante",
-    "partir de ahora",
-    "partir de maintenant",
-    "dorénavant",
-    "dorenavant",
-    "désormais",
-    "desormais",
-    "ab jetzt",
-    "von nun an",
-    "ab sofort",
-    "ora in ",
-    "partir de agora",
-    "daqui p",
-    "agora em diante",
-    *[
-        "этого момента",
-        "впредь",
-        "отныне",
-        "从现在开始",
-        "從現在開始",
-        "从今以后",
-        "以后都",
-        "以後都",
-        "以后每次",
-        "今后",
-        "今後は",
-        "これからは",
-        "以降は",
-        "앞으로는",
-        "지금부터",
-        "always",
-        "ever",
-        "永远不要",
-        "永遠不要",
-        "始终使用",
-        "一律使用",
-        "每次都要",
-        "常に",
-        "항상",
-    ],
+    *" ".join(_LANGUAGE_NAMES.values()).split(),
+    *_RU_LANGUAGES.split("|"),
+    *_ZH_LANGUAGES.split("|"),
+    *["日本語", "中国語", "한국어", "한글", "영어"],
+    "bằng tiếng",
+    "bang tieng",
+    *_FROM_NOW_WORDS.split("|"),
+    *_FROM_NOW_OTHERS.split("|"),
+    "always",
+    "ever",
+    *_ALWAYS_OTHERS.split("|"),
 )
 
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
