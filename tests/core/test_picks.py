@@ -48,6 +48,21 @@ PICKS = [
     "procedi",
     "no",
     "nein",
+    # a terminal's yes/no answer, as Aider asks it
+    "y",
+    "N",
+    # a full-width letter or digit, as a CJK input method types it
+    "Ｂ",
+    "３",
+    # a bare yes or no in Chinese
+    "是的",
+    "对",
+    "否",
+    "不需要",
+    # the guide's bare please that answers the agent
+    "please do",
+    "pls do it",
+    "hazlo tú",
 ]
 NOT_PICKS = [
     "ok",
@@ -64,6 +79,13 @@ NOT_PICKS = [
     "no idea",
     "B is wrong: the cache must be per tenant",
     "do it\nand then run the tests",
+    "ya",
+    "yo",
+    "好的",
+    "是什么",
+    "not yet",
+    "please do not touch the tests",
+    "ＯＫ",
 ]
 
 

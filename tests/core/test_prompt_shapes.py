@@ -150,6 +150,18 @@ COMMAND_LINES = [
     "./scripts/deploy.sh --dry-run",
     "aider --model some/model --no-auto-commits",
     "git",
+    # programs people run from a prompt beyond the package managers and the shell's own
+    "tree",
+    "ollama run llama3:8b",
+    "firebase deploy --only hosting",
+    "setx JAVA_HOME C:\\jdk-21",
+    # environment variables before the program
+    "NODE_ENV=production npm run build",
+    "DEBUG=1 PORT=8080 python3 app.py",
+    # a program the list does not name, with an option right after it
+    "open -a Safari index.html",
+    "hugo --minify",
+    "cd ~/blog\njekyll --version",
 ]
 
 NOT_COMMAND_LINES = [
@@ -164,6 +176,12 @@ NOT_COMMAND_LINES = [
     "npm start\nthen tell me what it prints.",
     "Run npm start",
     "cdn links are broken",
+    "ollama is not starting",
+    "tree shaking removes my export",
+    "claude code is great",
+    "firebase auth keeps logging me out",
+    "hugo builds are slow -- any idea",
+    "DEBUG=1 does nothing when I start it",
 ]
 
 

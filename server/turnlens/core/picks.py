@@ -1,8 +1,9 @@
 """A person's bare pick or go-ahead, typed to an agent: the whole prompt is the choice.
 
 In a session the agent proposes and asks; the person decides in the next prompt, and often
-with a word: an option ("B", "opção A", "方案二", "Q1: A, Q2: C"), a go-ahead ("yes do it",
-"go ahead", "dale", "vas-y", "mach das", "执行", "進めてください") or a no-go ("no", "nein").
+with a word: an option ("B", "opção A", "方案二", "Q1: A, Q2: C", a full-width "Ｂ" or "２" as a
+CJK input method types it), a go-ahead ("yes do it", "go ahead", "please do", "dale", "vas-y",
+"mach das", "执行", "是的", "進めてください", a terminal's "y") or a no-go ("no", "nein", "否", "n").
 The guide counts short decisions ("ok ship it", "Vale, vamos con la opción B"); read alone,
 such a prompt has too few words for the model, which takes it for chitchat. Only a prompt that is nothing but the pick
 or the go-ahead (and a please, a thanks, punctuation) is matched: a plain "ok", "thanks" or
@@ -49,19 +50,20 @@ _OPTION = (
 _GO = (
     r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|fine|sounds good|looks good|perfect|great|好的?|嗯|はい)?"
     r"[ \t,，、.!]*+"
-    r"(?:yes(?: please)?|yeah|yep|yup"
+    r"(?:yes(?: please)?|yeah|yep|yup|y"
     r"|(?:please[ \t]+)?(?:do it|go ahead|go for it|proceed|let['’]?s do it|let['’]?s go|ship it|make it so|approved|lgtm)"
-    r"|s[ií](?:,? (?:hazlo|adelante|dale|procede))?|dale|adelante|hazlo|procede|de acuerdo,? adelante"
+    r"|(?:please|pls|plz)[ \t]+do(?:[ \t]+(?:it|that|so))?"
+    r"|s[ií](?:,? (?:hazlo|adelante|dale|procede))?|dale|adelante|hazlo(?:[ \t]+t[uú])?|procede|de acuerdo,? adelante"
     r"|sim|pode(?: fazer| seguir| prosseguir| ir)?|manda ver|fa[cç]a|prossiga|bora|vai fundo"
     r"|oui|vas-?y|allez-?y|fais-le|c['’]est parti|d['’]accord,? vas-?y"
     r"|ja(?: bitte)?|mach(?: das| es)?|leg los|los geht['’]?s|einverstanden"
     r"|s[iì],? procedi|procedi|fallo|vai pure"
     r"|да|давай|делай|согласен|согласна"
-    r"|执行|开始吧|开始|同意|可以|就这样|就这么办|没问题|按这个来|照做"
+    r"|执行|开始吧|开始|同意|可以|就这样|就这么办|没问题|按这个来|照做|是的?|对的?|没错"
     r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して"
     r"|네|응|좋아|진행해(?:주세요|줘)?|해줘|해주세요"
     # a no-go declines what was proposed: a decision too
-    r"|no(?:pe)?(?:,? thanks)?|no,? don['’]?t|don['’]?t|n[aã]o|non|nein|нет|不要|不用|いいえ|아니(?:요|오)?)"
+    r"|no(?:pe)?(?:,? thanks)?|no,? don['’]?t|don['’]?t|n|n[aã]o|non|nein|нет|不要|不用|不需要|否|不是|いいえ|아니(?:요|오)?)"
 )
 _POLITE = (
     r"(?:[ \t,]*+(?:please|pls|thanks|thank you|por favor|gracias|obrigad[oa]|merci|s'il te pla[iî]t"
@@ -102,6 +104,8 @@ _STATED = (
     # keeps things as they are
     r"|保持现状|维持现状|\b(?:keep|leave)[ \t]+it[ \t]+as[ \t]+(?:it[ \t]+)?is\b|\bd[ée]jalo (?:as[ií]|como est[aá])\b"
 )
+# full-width ASCII (U+FF01…U+FF5E) to ASCII, and the ideographic space to a space
+_HALF_WIDTH: Final = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
 # compiled when a person's prompt first asks (a few ms): a session with none never pays for it
 _compiled: list[re.Pattern[str]] = []
 # why, for the views
@@ -129,7 +133,9 @@ def bare_pick(text: str) -> bool:
     body = text.strip()
     if not 0 < len(body) <= PICK_MAX or "\n" in body:
         return False
-    return _patterns()[0].match(body) is not None
+    # full-width letters and digits, as a CJK input method types them ("Ｂ", "２"), are the
+    # letters and digits
+    return _patterns()[0].match(body.translate(_HALF_WIDTH)) is not None
 
 
 def answered_go_ahead(text: str) -> bool:

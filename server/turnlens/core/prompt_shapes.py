@@ -25,8 +25,10 @@ conditions"); the model answers among those three.
 A person's prompt that is nothing but shell command lines ("npm start", "cd ~/site" then
 "python3 -m http.server 8000", aider's "/run git status") is machine text typed to be run: code,
 as a command a person runs in a session is (`kinds.KIND_CLASSES["command"]`). Every line must
-open with a program people type at a prompt and hold no sentence ("npm run build says the env
-file is missing. can you look" asks about a command; it is not one).
+open with a program people type at a prompt (after any environment variables: "DEBUG=1 python3
+app.py"), or with a word an option follows at once ("open -a Safari", "hugo --minify"), and hold
+no sentence ("npm run build says the env file is missing. can you look" asks about a command,
+"firebase auth keeps logging me out" tells of one; neither is one).
 
 A person's prompt that sets a standing rule for the rest of the work ("answer in Korean from now
 on", "always run the linter before you commit", "以后都用中文回复", "これからは日本語で答えて") binds
@@ -78,23 +80,32 @@ _SOCIAL = (
 # the programs a command line typed as a prompt opens with (English words first, such as
 # `make`, `go`, `open` or `export`, are left out)
 _PROGRAMS = (
-    r"npm|npx|yarn|pnpm|pip3?|uv|uvx|python3?|node|cargo|docker|docker-compose|kubectl|git|cd|ls"
-    r"|mkdir|rm|mv|cp|chmod|curl|wget|brew|apt|apt-get|poetry|bun|bunx|deno|terraform|gh|flutter"
-    r"|dotnet|mvn|gradle|aider|sudo|pytest|ruff|tsc|bash|sh|zsh|\./[\w./-]+"
+    r"npm|npx|yarn|pnpm|pip3?|pipx|uv|uvx|python3?|py|node|cargo|rustc|docker|docker-compose|podman"
+    r"|kubectl|helm|git|cd|ls|tree|mkdir|rm|mv|cp|chmod|chown|curl|wget|ssh|scp|brew|apt|apt-get"
+    r"|winget|choco|poetry|conda|bun|bunx|deno|terraform|gh|flutter|dotnet|mvn|gradle|java|javac"
+    r"|php|composer|ruby|gem|bundle|rails|aider|claude|codex|gemini|ollama|firebase|vercel|netlify"
+    r"|supabase|wrangler|heroku|aws|az|gcloud|sudo|pytest|ruff|mypy|eslint|tsc|vite|jest|vitest"
+    r"|uvicorn|psql|mysql|sqlite3|ffmpeg|systemctl|setx|bash|sh|zsh|pwsh|powershell|\./[\w./-]+"
 )
+# a program this list does not name counts when an option follows it at once ("open -a Safari",
+# "gemini --help"), and environment variables may come before any ("DEBUG=1 python app.py")
+_UNLISTED = r"[a-z][\w.-]*+(?=[ \t]++--?[A-Za-z])"
+_ENV_VARS = r"(?:[A-Z_][A-Z0-9_]*+=[^\s]*+[ \t]++)*+"
 # one command line: a prompt sign (`$`, aider's `/run`, a `!` shell escape), a program, then
 # arguments that are no sentence: no question mark, no full stop followed by more words, and
 # no English verb right after the program ("git is broken", "npm keeps failing")
 _COMMAND_LINE = (
-    r"[ \t]*+(?:\$[ \t]*+|/run[ \t]++|![ \t]*+)?(?:" + _PROGRAMS + r")"
+    r"[ \t]*+(?:\$[ \t]*+|/run[ \t]++|![ \t]*+)?" + _ENV_VARS + r"(?:" + _PROGRAMS + r"|" + _UNLISTED + r")"
     r"(?:[ \t]++(?!(?:is|are|was|were|does|doesn't|did|didn't|isn't|not|seems|keeps|says|fails"
     r"|still|can|should|won't)\b)[^\n?？.]*+(?:\.(?![ \t]+\w)[^\n?？.]*+)*+)?[ \t]*+"
 )
 _COMMANDS = rf"\A(?:{_COMMAND_LINE}\n(?:[ \t]*+\n)*+)*+{_COMMAND_LINE}\Z"
 # words that make a line a sentence about a command, outside its quoted arguments ("cd into
-# the folder and run the tests")
+# the folder and run the tests", "firebase auth keeps logging me out")
 _SENTENCE_WORDS: Final = frozenset(
     {"the", "a", "an", "and", "then", "into", "please", "my", "your", "this", "that", "it", "so"}
+    | {"is", "are", "was", "were", "does", "doesn't", "isn't", "not", "keeps", "fails", "still"}
+    | {"me", "i", "why", "how", "what", "when"}
 )
 # the longest prompt read as command lines (characters, trimmed)
 COMMANDS_MAX: Final = 800
