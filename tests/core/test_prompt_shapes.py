@@ -162,6 +162,7 @@ COMMAND_LINES = [
     "open -a Safari index.html",
     "hugo --minify",
     "cd ~/blog\njekyll --version",
+    "cd 项目/前端\nnpm run dev",
 ]
 
 NOT_COMMAND_LINES = [
@@ -182,6 +183,9 @@ NOT_COMMAND_LINES = [
     "firebase auth keeps logging me out",
     "hugo builds are slow -- any idea",
     "DEBUG=1 does nothing when I start it",
+    "mypy かけてエラー全部直して",
+    "git log 里这个 commit 改了什么，你解释一下",
+    "docker 镜像变大了。查一下原因",
 ]
 
 

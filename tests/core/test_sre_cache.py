@@ -48,6 +48,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.prompt_shapes", "_COMMANDS_RE", 0),
     ("turnlens.core.prompt_shapes", "_POINT_RE", re.MULTILINE),
     ("turnlens.core.prompt_shapes", "_STANDING_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_CJK_SENTENCE_RE", 0),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),
     ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),

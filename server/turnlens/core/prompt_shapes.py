@@ -107,6 +107,10 @@ _SENTENCE_WORDS: Final = frozenset(
     | {"is", "are", "was", "were", "does", "doesn't", "isn't", "not", "keeps", "fails", "still"}
     | {"me", "i", "why", "how", "what", "when"}
 )
+# what makes a line a sentence in Chinese or Japanese, outside its quoted arguments: a sentence's
+# punctuation or a hiragana word ("git log 里这个 commit 改了什么，解释一下", "mypy かけて直して");
+# a path or a name in kanji or hanzi alone is an argument ("cd 项目")
+_CJK_SENTENCE = r"[，。！？；：、]|[ぁ-ゖ]{2}"
 # the longest prompt read as command lines (characters, trimmed)
 COMMANDS_MAX: Final = 800
 
@@ -221,6 +225,7 @@ _RULE_CUES: Final = (
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
 _COMMANDS_RE = compile_re(_COMMANDS)
 _POINT_RE = compile_re(_POINT, MULTILINE)
+_CJK_SENTENCE_RE = compile_re(_CJK_SENTENCE)
 _STANDING_RE = compile_re(_STANDING, IGNORECASE)
 
 
@@ -243,7 +248,7 @@ def command_lines(text: str) -> bool:
         # the words outside quotes (a commit message is an argument, not a sentence)
         bare = " ".join(line.split('"')[::2])
         bare = " ".join(bare.split("'")[::2])
-        if not _SENTENCE_WORDS.isdisjoint(bare.lower().split()):
+        if not _SENTENCE_WORDS.isdisjoint(bare.lower().split()) or _CJK_SENTENCE_RE.search(bare):
             return False
     return True
 
