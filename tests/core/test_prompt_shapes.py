@@ -1,8 +1,8 @@
 """What a person's prompt is by its shape (`turnlens.core.prompt_shapes`): one that asks for
 something is a request, neither chitchat nor a review, however few its words (a greeting, a
 thanks, an acknowledgement or a bare "continue" is left to the model); one that is nothing but
-shell command lines is code; one that sets a standing rule or lists points is kept word for
-word. Only a person's prompt is read this way."""
+shell command lines, or an error pasted with no request, is code; one that sets a standing rule
+or lists points is kept word for word. Only a person's prompt is read this way."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_MAX,
     COMMANDS_WHY,
+    ERROR_HEAD,
+    ERROR_WHY,
     LIST_HEAD,
     LIST_WHY,
     RULE_HEAD,
@@ -24,6 +26,7 @@ from turnlens.core.prompt_shapes import (
     asks,
     command_lines,
     lists_points,
+    pasted_error,
     standing_rule,
 )
 from turnlens.core.rules import builtin_pack
@@ -189,6 +192,48 @@ NOT_COMMAND_LINES = [
 ]
 
 
+PASTED_ERRORS = [
+    "TypeError: cart.items is undefined",
+    "ModuleNotFoundError: No module named 'httpx'",
+    "src/pages/cart.tsx:41:17 - error TS2339: Property 'total' does not exist on type 'Cart'.",
+    "Traceback (most recent call last):\n  File \"app.py\", line 9, in <module>\n    main()\nKeyError: 'id'",
+    "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
+    "▲ WARNING: The `@media` rule is not closed",
+    "warning: unused variable `count`\n --> src/main.rs:12:9",
+    "Uncaught ReferenceError: $ is not defined",
+    # a lead-in before the paste
+    "I'm getting:\n\nConnectionRefusedError: [Errno 111] Connection refused",
+    "报错：Error: listen EADDRINUSE: address already in use :::3000",
+    "エラー: java.lang.NullPointerException: name is null",
+]
+
+NOT_PASTED_ERRORS = [
+    # a question or a fix asked for, first or last: the model decides
+    "TypeError: cart.items is undefined\n\nwhy?",
+    "Error: listen EADDRINUSE :::3000\nfix it",
+    "TypeError: x is undefined, how do I fix this",
+    "I'm getting: KeyError: 'id' — what does it mean?",
+    # about errors, not an error
+    "Error messages should say what to do next",
+    "the error: it only fails on Safari",
+    "Errors are swallowed in the retry loop",
+    "we get a 500 error when the cart is empty",
+]
+
+
+@pytest.mark.parametrize("text", PASTED_ERRORS)
+def test_an_error_pasted_with_no_request_is_code(text: str) -> None:
+    assert pasted_error(text)
+    assert kind_evidence("prompt", text) == (("code",), ERROR_WHY)
+    c = classify_unit(text, "prompt")
+    assert c.task_class == "code" and c.frozen == "partial"
+
+
+def test_a_pasted_error_is_looked_for_at_the_opening_only() -> None:
+    assert not pasted_error("x " * ERROR_HEAD + "\nTypeError: x is undefined")
+    assert not pasted_error("see this\n\nTypeError: x is undefined")
+
+
 def test_a_long_paste_is_not_read_as_command_lines() -> None:
     text = "\n".join(["git status"] * (COMMANDS_MAX // 10 + 1))
     assert len(text) > COMMANDS_MAX and not command_lines(text)
@@ -299,6 +344,7 @@ QUIET = [
     *((text, command_lines, COMMANDS_WHY) for text in NOT_COMMAND_LINES),
     *((text, lists_points, LIST_WHY) for text in NOT_LISTS),
     *((text, standing_rule, RULE_WHY) for text in NOT_STANDING),
+    *((text, pasted_error, ERROR_WHY) for text in NOT_PASTED_ERRORS),
 ]
 
 
@@ -313,6 +359,7 @@ def test_what_only_looks_like_a_shape_is_none(text: str, shape: Callable[[str], 
     [
         (ASKS[0], ASK_WHY),
         (COMMAND_LINES[0], COMMANDS_WHY),
+        (PASTED_ERRORS[0], ERROR_WHY),
         (LISTS[0], LIST_WHY),
         (STANDING_RULES[0], RULE_WHY),
     ],
@@ -330,6 +377,7 @@ SETTLED = [
     *((text, asks, ("decision", "spec", "code", "context"), ASK_WHY) for text in ASKS),
     *((text, standing_rule, ("decision", "spec"), RULE_WHY) for text in STANDING_RULES),
     *((text, command_lines, ("code",), COMMANDS_WHY) for text in COMMAND_LINES),
+    *((text, pasted_error, ("code",), ERROR_WHY) for text in PASTED_ERRORS),
     *((text, lists_points, ("decision", "spec", "code"), LIST_WHY) for text in LISTS),
 ]
 

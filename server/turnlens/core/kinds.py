@@ -32,11 +32,13 @@ from turnlens.core.prebuilt import compile_re
 from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_WHY,
+    ERROR_WHY,
     LIST_WHY,
     RULE_WHY,
     asks,
     command_lines,
     lists_points,
+    pasted_error,
     standing_rule,
 )
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
@@ -257,13 +259,15 @@ _KIND_WHY: Final = {
 }
 
 # what a person's prompt may be by its shape, asked in this order (`core.picks`,
-# `core.prompt_shapes`): a pick, a go-ahead or a choice said decides; command lines are code; a
+# `core.prompt_shapes`): a pick, a go-ahead or a choice said decides; a pasted error (npm's
+# `npm ERR!` lines too, before they read as command lines) and command lines are code; a
 # standing rule or a list of points is kept word for word; a request of a few words is neither
 # chitchat nor a review
 _PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], ...]] = (
     (bare_pick, ("decision",), PICK_WHY),
     (answered_go_ahead, ("decision",), GO_AHEAD_WHY),
     (stated_choice, ("decision",), STATED_WHY),
+    (pasted_error, ("code",), ERROR_WHY),
     (command_lines, ("code",), COMMANDS_WHY),
     (standing_rule, ("decision", "spec"), RULE_WHY),
     (lists_points, ("decision", "spec", "code"), LIST_WHY),

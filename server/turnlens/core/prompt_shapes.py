@@ -30,6 +30,14 @@ app.py"), or with a word an option follows at once ("open -a Safari", "hugo --mi
 no sentence ("npm run build says the env file is missing. can you look" asks about a command,
 "firebase auth keeps logging me out" tells of one; neither is one).
 
+A person's prompt that is an error or a warning pasted as the tool printed it, with no request
+("TypeError: total is undefined", "src/app.ts:14:9 - error TS2322: …", "▲WARNING NG8103: …",
+after at most a lead-in such as "I'm getting:" or "报错："), is machine text: code (docs/labels.md,
+Part 1: code, "tracebacks and error output"; "a one-line error pasted with no request"). It must
+open with what such output opens with (an error or warning word and a colon, a traceback's first
+line, `path:line:column`, `npm ERR!`), and neither its first line nor its last may ask ("why?",
+"fix it", "怎么办"): with a question or a fix asked for, the model decides.
+
 A person's prompt that sets a standing rule for the rest of the work ("answer in Korean from now
 on", "always run the linter before you commit", "以后都用中文回复", "これからは日本語で答えて") binds
 every later answer: a compaction that drops it lets the agent break it, so it is kept word for
@@ -111,6 +119,27 @@ _SENTENCE_WORDS: Final = frozenset(
 # punctuation or a hiragana word ("git log 里这个 commit 改了什么，解释一下", "mypy かけて直して");
 # a path or a name in kanji or hanzi alone is an argument ("cd 项目")
 _CJK_SENTENCE = r"[，。！？；：、]|[ぁ-ゖ]{2}"
+ERROR_WHY: Final = "a person's prompt that is an error or a warning pasted with no request is code"
+# what opens a pasted error: a lead-in ("I'm getting:", "报错：") at most, then what the tool printed
+# first (an error or warning word and a colon, a traceback, `path:line:column`, npm's and the
+# bundlers' markers)
+_ERROR_LEAD = (
+    r"(?i:(?:i['’]?m getting|i get|i got|getting|got|errors?|报错|錯誤|错误|エラー|erro|fehler|ошибка)"
+    r"[^\n:：]{0,20}[:：][ \t]*+\n?\s*)?"
+)
+_ERROR_MARK = (
+    r"(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|Error|Exception|Warning|WARN(?:ING)?|ERROR|FATAL"
+    r"|Uncaught(?:[ \t]\w+)?|error(?:\[\w+\])?|warning)[ \t]*:"
+    r"|Traceback \(most recent call last\)|npm ERR!|▲[ \t]*WARNING|✘[ \t]*\[ERROR\]|\[(?:error|warn(?:ing)?)\]"
+    r"|\.{0,2}(?:[\w/\\~-]++\.)++\w++:\d++:\d++|Failed to compile|Module not found:|Cannot find module "
+)
+_ERROR = rf"\A{_ERROR_LEAD}(?:{_ERROR_MARK})"
+# a line that asks: a question, or a fix, an explanation or help asked for
+_ASKING = (
+    r"\b(?:please|pls|can you|could you|fix|why|how|what|help)\b|[?？]|请|帮|怎么|为什么|してください|お願い"
+)
+# the characters of a prompt read for a pasted error's opening
+ERROR_HEAD: Final = 400
 # the longest prompt read as command lines (characters, trimmed)
 COMMANDS_MAX: Final = 800
 
@@ -226,6 +255,8 @@ _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
 _COMMANDS_RE = compile_re(_COMMANDS)
 _POINT_RE = compile_re(_POINT, MULTILINE)
 _CJK_SENTENCE_RE = compile_re(_CJK_SENTENCE)
+_ERROR_RE = compile_re(_ERROR)
+_ASKING_RE = compile_re(_ASKING, IGNORECASE)
 _STANDING_RE = compile_re(_STANDING, IGNORECASE)
 
 
@@ -251,6 +282,15 @@ def command_lines(text: str) -> bool:
         if not _SENTENCE_WORDS.isdisjoint(bare.lower().split()) or _CJK_SENTENCE_RE.search(bare):
             return False
     return True
+
+
+def pasted_error(text: str) -> bool:
+    """Whether a person's prompt is an error or a warning pasted with no request (see the module)."""
+    body = text.strip()
+    if _ERROR_RE.match(body, 0, ERROR_HEAD) is None:
+        return False
+    lines = [line for line in body.splitlines() if line.strip()]
+    return _ASKING_RE.search(lines[0]) is None and _ASKING_RE.search(lines[-1]) is None
 
 
 def lists_points(text: str) -> bool:
