@@ -33,6 +33,15 @@ TRIAGE = [
     "ありがとうございます、マージしました！",
     "テストが通ったらマージします",
     "리뷰 감사합니다. 머지했습니다.",
+    "OK, I'm going to close this: nobody could reproduce it on 3.x.",
+    "Fechando essa issue, o problema era de configuração.",
+    "Je confirme et clôture.",
+    "Je ferme l'issue, corrigé dans la 0.9.",
+    "Grazie, la chiudo.",
+    "Ik sluit deze issue, het is opgelost in 1.4.",
+    "Dank je, dan sluit ik dit ticket.",
+    "Закрываю, исправлено в 2.1.",
+    "关闭问题：缺少复现步骤",
 ]
 
 NOT_TRIAGE = [
@@ -42,6 +51,12 @@ NOT_TRIAGE = [
     "Should we close this? It looks stale to me.",
     "The merged config is written to ~/.app/config.toml",
     "close #157",
+    "Je ferme l'application et ça plante au redémarrage.",
+    "chiudo il programma e va in crash",
+    "закрываю приложение и оно падает",
+    "als ik de app sluit, verdwijnen mijn notities",
+    "we are going to close the gap in the next sprint",
+    "I'm going to close the modal when the user clicks outside",
 ]
 
 ME_TOO = [
@@ -58,6 +73,11 @@ ME_TOO = [
     "yo también tengo este error",
     "moi aussi",
     "alguma novidade?",
+    "Такая же проблема",
+    "same problem on 2.3.1",
+    "mismo problema aquí",
+    "même problème chez moi",
+    "同样的问题，求解决",
 ]
 
 NOT_ME_TOO = [
@@ -66,6 +86,8 @@ NOT_ME_TOO = [
     "I ping the health endpoint every 30 s",
     "私は別の方法で試しました",
     "我觉得这个方案可以",
+    "The same problem exists in the exporter, see below.",
+    "это та же проблема, что и в #12? Похоже, нет: тут падает парсер",
 ]
 
 

@@ -57,14 +57,27 @@ _TRIAGE = "|".join(
         # let the match split a long blank run every way)
         r",[ \t]*(?:merged|closed|reverted)[ \t]*(?:[.!]+[ \t]*)?$",
         rf"{_START}(?:marking|tagging|labell?ing|flagging)[ \t]+(?:(?:this|it)[ \t]+)?as\b",
+        # "I'm going to close this", "we'll go ahead and close it"
+        r"\b(?:going[ \t]+to|gonna|go[ \t]+ahead[ \t]+and)[ \t]+close[ \t]+(?:this|it|the[ \t]+(?:issue|pr|ticket))\b",
         # es, pt, fr, de: I close it
         r"\b(?:lo|la|los|las)[ \t]+cierro\b|\bcierro[ \t]+(?:este|esta|el|la)\b",
         r"\bcerrando[ \t]+(?:este|esta|el|la|por)\b",
-        r"\bfechando[ \t]+(?:esta|este|a|o|issue|por)\b|\bfecho[ \t]+(?:esta|este|a[ \t]+issue)\b",
-        r"\bje[ \t]+(?:la[ \t]+|le[ \t]+)?ferme\b",
+        r"\bfechando[ \t]+(?:esta|este|essa|esse|a|o|issue|por)\b"
+        r"|\bfecho[ \t]+(?:esta|este|essa|esse|a[ \t]+issue)\b",
+        r"\bje[ \t]+(?:la|le)[ \t]+ferme\b|\bje[ \t]+ferme(?=[ \t]*(?:[.,!:;—–]|$))"
+        r"|\bje[ \t]+ferme[ \t]+(?:l['’]issue|le ticket|cette issue|ce ticket|la pr|cette pr)\b"
+        r"|\bje[ \t]+(?:confirme[ \t]+et[ \t]+)?cl[ôo]ture\b",
         r"\bich[ \t]+schlie(?:ß|ss)e[ \t]+(?:das|dieses|diesen|den|hier)\b",
+        # it, nl, pl, ru: I close it
+        # (a program, a window or an app is closed too: the thread's issue must be named, or the
+        # verb end its clause)
+        r"\b(?:la|lo)[ \t]+chiudo\b|\bchiudo[ \t]+(?:questa|questo|la|il)[ \t]+(?:issue|segnalazione|pr|ticket)\b",
+        r"\b(?:(?:ik|we)[ \t]+sluit(?:en)?|sluit[ \t]+(?:ik|we))[ \t]+(?:de|dit|deze|het)[ \t]+"
+        r"(?:issue|ticket|pr|pull request|melding)\b",
+        r"\bзакрыва(?:ю|ем)(?=[ \t]*(?:[.,!:;—–]|$))|\bзакро(?:ю|ем)(?=[ \t]*(?:[.,!:;—–]|$))"
+        r"|\bзакрыва(?:ю|ем)[ \t]+(?:issue|ишью|тикет|задачу|вопрос)\b",
         # zh, ja, ko: merged, closing, (I) will merge
-        r"已(?:经)?合并|合并了|先关(?:闭|了)|关闭(?:这个|此)(?:issue|问题|帖子|pr)",
+        r"已(?:经)?合并|合并了|先关(?:闭|了)|关闭(?:这个|此)?(?:issue|问题|帖子|pr)",
         r"マージしま(?:す|した)|マージいたしま|マージさせていただきま|クローズしま(?:す|した)|クローズさせていただきま",
         r"머지(?:했|합니다|하겠|할게)|병합(?:했습니다|합니다|하겠습니다)",
     )
@@ -74,8 +87,12 @@ _ME_TOO = (
     r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,8}(?:(?:\+1|me too|me as well|same here|"
     r"same (?:issue|problem|error) here|yo también|a mí también|eu também|moi aussi|ich auch|"
     r"any (?:update|updates|news|progress)|is there any (?:update|progress|news)|alguna novedad|"
-    r"alguma novidade|des nouvelles|ping[ \t]+@[\w.-]+)(?:[^\w]|$)|"
-    r"我也是|我也(?:有|遇到|碰到|碰见|一样)|同问|有(?:什么)?进展|进展如何|同じく|私も(?:です|同じ)|저도요)"
+    r"alguma novidade|des nouvelles|ping[ \t]+@[\w.-]+|"
+    r"same (?:problem|issue)|mismo problema|me pasa lo mismo|mesmo problema|m[êe]me probl[èe]me|"
+    r"gleiches problem|selbes problem|stesso problema|такая же проблема|та же проблема|у меня тоже|"
+    r"aynı sorun)(?:[^\w]|$)|"
+    r"我也是|我也(?:有|遇到|碰到|碰见|一样)|同问|有(?:什么)?进展|进展如何|同样的问题|一样的问题|"
+    r"同じく|私も(?:です|同じ)|同じ問題|저도요|저도 같은)"
 )
 
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them): every turn asks them
@@ -91,7 +108,8 @@ HEAD_CHARS: Final = 300
 _TRIAGE_WORDS: Final = (
     "closing", "closed", "merging", "merged", "reverting", "reverted", "reopen", "re-open",
     "marking", "tagging", "labeling", "labelling", "flagging", "cierro", "cerrando", "fechando",
-    "fecho", "ferme", "schließe", "schliesse", "合并", "关", "マージ", "クローズ", "머지", "병합",
+    "fecho", "ferme", "clôture", "cloture", "close", "chiudo", "sluit", "закрыва", "закро",
+    "schließe", "schliesse", "合并", "关", "マージ", "クローズ", "머지", "병합",
 )  # fmt: skip
 
 
