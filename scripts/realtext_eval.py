@@ -56,7 +56,16 @@ from turnlens.learn.metrics import Outcome, format_summary, summarize
 
 REPO = Path(__file__).resolve().parents[1]
 REFS = REPO / "tests" / "data" / "realtext"
-SETS = ("dev-turns", "dev-threads", "dev-prompts", "units", "prompt-classes", "claude-units", "agent-units")
+SETS = (
+    "dev-turns",
+    "dev-threads",
+    "dev-threads-2",
+    "dev-prompts",
+    "units",
+    "prompt-classes",
+    "claude-units",
+    "agent-units",
+)
 # the classes a compaction keeps word for word (decision, spec: the classes' own data)
 FROZEN = tuple(frozen_classes())
 # rows bigger than this are not real turns of a thread; a cache file is read in full
