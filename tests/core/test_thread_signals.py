@@ -1,6 +1,6 @@
 """A thread message that settles its own class in a few words, in the languages threads are
 written in (`turnlens.core.outcomes`): a triage outcome is a decision, a +1, me too or ping is
-chitchat. Each side has texts that must stay quiet, where the same words mean something else,
+chitchat, a bare "fixed" or "done" is context. Each side has texts that must stay quiet, where the same words mean something else,
 and the evidence holds only for a conversation turn, never for a prompt or an agent's reply."""
 
 from __future__ import annotations
@@ -9,7 +9,16 @@ import pytest
 
 from turnlens.classifier import classify, classify_many
 from turnlens.core.kinds import kind_evidence
-from turnlens.core.outcomes import ME_TOO_WHY, TRIAGE_WHY, me_too, triage_outcome, turn_evidence
+from turnlens.core.outcomes import (
+    DONE_MAX,
+    DONE_WHY,
+    ME_TOO_WHY,
+    TRIAGE_WHY,
+    me_too,
+    reports_done,
+    triage_outcome,
+    turn_evidence,
+)
 from turnlens.core.rules import builtin_pack
 
 TRIAGE = [
@@ -91,6 +100,39 @@ NOT_ME_TOO = [
 ]
 
 
+DONE = [
+    # the guide's own
+    "fixed",
+    "done",
+    "should be fine now",
+    "Fixed in 2.3.",
+    "@maria fixed by #812, thanks!",
+    "It's fixed now 👍",
+    "Done ✅",
+    "corrigé dans la 1.4",
+    "arreglado",
+    "Behoben mit #2290.",
+    "исправлено",
+    "risolto, grazie",
+    "düzeltildi",
+    "已修复",
+    "修正しました！",
+    "수정했습니다.",
+]
+
+NOT_DONE = [
+    # more than the state: the model decides
+    "fixed the typo in the README as well, and bumped the version",
+    "Fixed in 2.3, but the Windows build still fails",
+    "done? I still see the old logo",
+    "Done with the review: two nits below.",
+    "is it fixed now?",
+    # a close said with it is the triage outcome's
+    "Fixed, closing.",
+    "fixed\nbut the export still times out on large files",
+]
+
+
 LONG_REPORT = "Merged. " + " ".join(["The importer reads every row twice when the header is missing."] * 8)
 LONG_WITH_OUTCOME_INSIDE = (
     " ".join(["The importer reads every row twice when the header is missing."] * 8) + "\nMerged, thanks!"
@@ -119,6 +161,23 @@ def test_a_plus_one_or_a_ping_is_chitchat(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_ME_TOO)
 def test_same_or_ping_inside_a_statement_stays_quiet(text: str) -> None:
     assert not me_too(text)
+
+
+@pytest.mark.parametrize("text", DONE)
+def test_a_bare_fixed_or_done_reports_a_state(text: str) -> None:
+    assert reports_done(text)
+    assert turn_evidence(text) == (("context",), DONE_WHY)
+    assert classify(text).task_class == "context"
+
+
+@pytest.mark.parametrize("text", NOT_DONE)
+def test_more_than_fixed_or_done_is_left_to_the_model(text: str) -> None:
+    assert not reports_done(text)
+    assert turn_evidence(text) != (("context",), DONE_WHY)
+
+
+def test_only_a_short_line_is_read_as_fixed() -> None:
+    assert not reports_done("fixed " + "x" * DONE_MAX)
 
 
 def test_a_long_text_counts_only_when_its_first_line_says_it() -> None:

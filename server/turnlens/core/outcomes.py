@@ -14,6 +14,13 @@ will…" do not count; a long text counts only when its first line says it (a lo
 "merged" somewhere in it is a report), and a +1 only when it opens a short text ("me too" and
 then a report with the details is context).
 
+A third kind says only that the work is done: a maintainer's bare **"fixed", "done" or "should
+be fine now"** ("Fixed in 2.3.", "修正しました", "düzeltildi", "исправлено") reports a state, which
+is context (docs/labels.md, Part 1: "Mixed turns"); the model, which reads a handful of words,
+takes it for chitchat or a review. Only a whole message counts: the word, at most what fixed it
+or where ("in 2.3", "by #812", "now"), a thanks, punctuation; anything more is left to the
+model, and a close said with it ("Fixed, closing") is the triage outcome's.
+
 These are core patterns, not rules of a pack: a pack's rules are features of the learned
 model, whose shipped weights must be what training on the shipped corpus gives.
 """
@@ -36,6 +43,7 @@ SHORT_CHARS: Final = 1000
 
 TRIAGE_WHY: Final = "a thread message that says a triage outcome (closing as, merged, reverting): decision"
 ME_TOO_WHY: Final = "a thread message that is a +1, a me too or a ping for news: chitchat"
+DONE_WHY: Final = "a thread message that only says it is fixed or done reports a state: context"
 
 # a sentence start: the line's start (after a bullet or an emoji) or after a full stop
 _START = r"(?:^[^\w\n]{0,3}|[.!;][ \t]+)"
@@ -95,9 +103,29 @@ _ME_TOO = (
     r"同じく|私も(?:です|同じ)|同じ問題|저도요|저도 같은)"
 )
 
+# a bare "fixed", "done", "should be fine now": the whole message, after @mentions at most
+_DONE = (
+    r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,4}(?:"
+    r"(?:(?:it|this|that)(?:['’]s|[ \t]+is|[ \t]+has[ \t]+been|[ \t]+was|[ \t]+should[ \t]+be)[ \t]+)?"
+    r"(?:fixed|done|resolved|solved|(?:should[ \t]+be[ \t]+)?(?:fine|fixed|ok|working)[ \t]+now"
+    r"|works[ \t]+now|corrig[ée]e?|r[ée]gl[ée]|r[ée]solu|arreglado|solucionado|resuelto|corregido"
+    r"|corrigido|resolvido|behoben|erledigt|gel[öo]st|gefixt|исправлено|исправил[аи]?|починил[аи]?"
+    r"|решено|risolto|sistemato|corretto|opgelost|d[üu]zeltildi|[çc][öo]z[üu]ld[üu]|naprawione|poprawione)"
+    r"(?:[ \t]+(?:in|on|by|via|with|en|em|par|dans|con|mit|durch|в|nel)[ \t]+[^\s]{1,40}(?:[ \t]+[^\s]{1,20})?)?"
+    r"(?:[ \t]++now)?+"
+    r"|已(?:经)?(?:修复|修正|解决|完成)|修复了|解决了|修正(?:しました|済み)|対応しました|直しました"
+    r"|解決しました|수정(?:했습니다|완료)|해결(?:했습니다|됐습니다))"
+    # (possessive: the runs of blanks and stops around a thanks must not be split every way)
+    r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
+    r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
+)
+# the longest message read as a bare "fixed" (characters, trimmed)
+DONE_MAX: Final = 80
+
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them): every turn asks them
 _TRIAGE_RE = compile_re(_TRIAGE, IGNORECASE | MULTILINE)
 _ME_TOO_RE = compile_re(_ME_TOO, IGNORECASE)
+_DONE_RE = compile_re(_DONE, IGNORECASE)
 
 
 # the head of a text whose first line alone may say an outcome (a long first line, such as a
@@ -152,6 +180,12 @@ def me_too(text: str) -> bool:
     return _short(body)
 
 
+def reports_done(text: str) -> bool:
+    """Whether a thread message only says that something is fixed or done (see the module)."""
+    body = text.strip()
+    return 0 < len(body) <= DONE_MAX and "\n" not in body and _DONE_RE.match(body) is not None
+
+
 def turn_classes(text: str) -> tuple[str, ...] | None:
     """`turn_evidence` without the why: what `classifier` asks of every conversation turn."""
     found = turn_evidence(text)
@@ -160,9 +194,11 @@ def turn_classes(text: str) -> tuple[str, ...] | None:
 
 def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
     """The class a conversation turn's own words settle, and why; None where they settle none.
-    An outcome wins over a +1 ("+1, merged")."""
+    An outcome wins over a +1 ("+1, merged") and over a bare "fixed" ("Fixed, closing")."""
     if triage_outcome(text):
         return ("decision",), TRIAGE_WHY
     if me_too(text):
         return ("chitchat",), ME_TOO_WHY
+    if reports_done(text):
+        return ("context",), DONE_WHY
     return None
