@@ -1,6 +1,6 @@
 """A thread message that settles its own class in a few words, in the languages threads are
 written in (`turnlens.core.outcomes`): a triage outcome is a decision, a +1, me too or ping is
-chitchat, a bare "fixed" or "done" is context. Each side has texts that must stay quiet, where the same words mean something else,
+chitchat, a bare approval is a decision, a bare "fixed" or "done" is context. Each side has texts that must stay quiet, where the same words mean something else,
 and the evidence holds only for a conversation turn, never for a prompt or an agent's reply."""
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ import pytest
 from turnlens.classifier import classify, classify_many
 from turnlens.core.kinds import kind_evidence
 from turnlens.core.outcomes import (
+    APPROVAL_WHY,
     DONE_MAX,
     DONE_WHY,
     ME_TOO_WHY,
     TRIAGE_WHY,
+    approves,
     me_too,
     reports_done,
     triage_outcome,
@@ -100,6 +102,33 @@ NOT_ME_TOO = [
 ]
 
 
+APPROVALS = [
+    "LGTM",
+    "looks good to me, thanks!",
+    "@dana lgtm 🚀",
+    "CR 👍",
+    "Approved.",
+    "特に問題ありません",
+    "問題なさそうです",
+    "没问题，可以合并",
+    "sieht gut aus, danke!",
+    "me parece bien",
+    "ça me va",
+    "выглядит хорошо",
+]
+
+NOT_APPROVALS = [
+    # an approval with remarks is a review: the model decides
+    "LGTM, but rename `tmp2` and add a test for the empty list",
+    "looks good but the CI job is red",
+    "Approved the first two commits; the third needs a rebase",
+    # a reaction or an ok alone is chitchat's, a question is no approval
+    "👍",
+    "ok",
+    "这个问题没问题吗",
+    "looks good?",
+]
+
 DONE = [
     # the guide's own
     "fixed",
@@ -161,6 +190,19 @@ def test_a_plus_one_or_a_ping_is_chitchat(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_ME_TOO)
 def test_same_or_ping_inside_a_statement_stays_quiet(text: str) -> None:
     assert not me_too(text)
+
+
+@pytest.mark.parametrize("text", APPROVALS)
+def test_a_bare_approval_is_a_decision(text: str) -> None:
+    assert approves(text)
+    assert turn_evidence(text) == (("decision",), APPROVAL_WHY)
+    assert classify(text).task_class == "decision"
+
+
+@pytest.mark.parametrize("text", NOT_APPROVALS)
+def test_an_approval_with_more_is_left_to_the_model(text: str) -> None:
+    assert not approves(text)
+    assert turn_evidence(text) != (("decision",), APPROVAL_WHY)
 
 
 @pytest.mark.parametrize("text", DONE)

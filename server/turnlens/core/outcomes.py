@@ -14,6 +14,10 @@ will…" do not count; a long text counts only when its first line says it (a lo
 "merged" somewhere in it is a report), and a +1 only when it opens a short text ("me too" and
 then a report with the details is context).
 
+A bare **approval** is a decision too: the whole message approves and says nothing more ("LGTM",
+"looks good to me, thanks", "CR 👍", "特に問題ありません", "没问题，可以合并", "sieht gut aus");
+"LGTM, but rename `x`" is a review, and the model decides it.
+
 A third kind says only that the work is done: a maintainer's bare **"fixed", "done" or "should
 be fine now"** ("Fixed in 2.3.", "修正しました", "düzeltildi", "исправлено") reports a state, which
 is context (docs/labels.md, Part 1: "Mixed turns"); the model, which reads a handful of words,
@@ -44,6 +48,7 @@ SHORT_CHARS: Final = 1000
 TRIAGE_WHY: Final = "a thread message that says a triage outcome (closing as, merged, reverting): decision"
 ME_TOO_WHY: Final = "a thread message that is a +1, a me too or a ping for news: chitchat"
 DONE_WHY: Final = "a thread message that only says it is fixed or done reports a state: context"
+APPROVAL_WHY: Final = "a thread message that is a bare approval (LGTM, looks good, CR 👍): decision"
 
 # a sentence start: the line's start (after a bullet or an emoji) or after a full stop
 _START = r"(?:^[^\w\n]{0,3}|[.!;][ \t]+)"
@@ -119,13 +124,28 @@ _DONE = (
     r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
     r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
 )
-# the longest message read as a bare "fixed" (characters, trimmed)
+# a bare approval: the whole message, after @mentions at most, then a thanks and an emoji
+_APPROVAL = (
+    r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,4}(?:"
+    r"lgtm|sgtm|r\+|approved?|ship it|good to (?:go|merge)|ok to merge|(?:looks|seems) (?:good|fine|great)"
+    r"(?: to me)?(?: now)?|(?:cr|code review)[ \t]*(?:👍|✅|ok|done|passed)"
+    r"|(?:me )?parece bien|se ve bien|aprobado|aprovado|parece bom|pode (?:mergear|fazer o merge)"
+    r"|[çc]a me (?:va|para[iî]t bien)|c['’]est bon pour moi|approuv[ée]|sieht gut aus|freigegeben|genehmigt"
+    r"|выглядит хорошо|одобряю|можно мержить|mi sembra (?:ok|buono)|approvato"
+    r"|(?:没有?问题|看起来不错|同意合并)(?:[,，、 ]*(?:可以)?合并(?:吧)?)?|可以合并(?:了)?"
+    r"|(?:特に)?問題(?:ありません|ないです|なさそうです|なし)(?:[。、 ]*(?:マージ|承認)(?:します|お願いします))?"
+    r"|承認します|승인합니다|문제 ?없습니다)"
+    r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
+    r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
+)
+# the longest message read as a bare "fixed" or a bare approval (characters, trimmed)
 DONE_MAX: Final = 80
 
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them): every turn asks them
 _TRIAGE_RE = compile_re(_TRIAGE, IGNORECASE | MULTILINE)
 _ME_TOO_RE = compile_re(_ME_TOO, IGNORECASE)
 _DONE_RE = compile_re(_DONE, IGNORECASE)
+_APPROVAL_RE = compile_re(_APPROVAL, IGNORECASE)
 
 
 # the head of a text whose first line alone may say an outcome (a long first line, such as a
@@ -186,6 +206,12 @@ def reports_done(text: str) -> bool:
     return 0 < len(body) <= DONE_MAX and "\n" not in body and _DONE_RE.match(body) is not None
 
 
+def approves(text: str) -> bool:
+    """Whether a thread message is a bare approval and nothing more (see the module)."""
+    body = text.strip()
+    return 0 < len(body) <= DONE_MAX and "\n" not in body and _APPROVAL_RE.match(body) is not None
+
+
 def turn_classes(text: str) -> tuple[str, ...] | None:
     """`turn_evidence` without the why: what `classifier` asks of every conversation turn."""
     found = turn_evidence(text)
@@ -197,6 +223,8 @@ def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
     An outcome wins over a +1 ("+1, merged") and over a bare "fixed" ("Fixed, closing")."""
     if triage_outcome(text):
         return ("decision",), TRIAGE_WHY
+    if approves(text):
+        return ("decision",), APPROVAL_WHY
     if me_too(text):
         return ("chitchat",), ME_TOO_WHY
     if reports_done(text):

@@ -179,13 +179,15 @@ def split_chat(text: str) -> tuple[list[Unit], str | None]:
 _PART_OPENER = re.compile(r"_\*\*\*\*_[ \t]*+\r?$")
 _RULE_LINES = re.compile(_RULE.pattern, re.MULTILINE)
 _THINK_END = "</think>"
-_THINK_FENCE = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+thinking[ \t]*+\r?$")
+# a fence opens where no fence character comes before it: searched inside a long run of them,
+# each start would otherwise read the whole run again
+_THINK_FENCE = re.compile(r"(?<![`~])(`{3,}+|~{3,}+)[ \t]*+thinking[ \t]*+\r?$")
 _TOOL_OPENING = re.compile(
     r"<tool-use\b|<details\b|(?:Read file|Listed directory|Searched (?:codebase|files|web)|Grep search|"
     r"Cancelled)\b|Tool use:[ \t]*+\*\*"
 )
 _TOOL_FENCE = re.compile(
-    r"(?:`{3,}+|~{3,}+)[ \t]*+(?:diff|bash|sh|shell|zsh|console|powershell|ps1|cmd)[ \t]*+\r?$"
+    r"(?<![`~])(?:`{3,}+|~{3,}+)[ \t]*+(?:diff|bash|sh|shell|zsh|console|powershell|ps1|cmd)[ \t]*+\r?$"
 )
 
 
