@@ -166,6 +166,7 @@ COMMAND_LINES = [
     "hugo --minify",
     "cd ~/blog\njekyll --version",
     "cd 项目/前端\nnpm run dev",
+    "sudo npm i -g typescript",
 ]
 
 NOT_COMMAND_LINES = [
@@ -189,6 +190,7 @@ NOT_COMMAND_LINES = [
     "mypy かけてエラー全部直して",
     "git log 里这个 commit 改了什么，你解释一下",
     "docker 镜像变大了。查一下原因",
+    "codex 작업 내용 모두 정리해줘",
 ]
 
 

@@ -113,12 +113,13 @@ _COMMANDS = rf"\A(?:{_COMMAND_LINE}\n(?:[ \t]*+\n)*+)*+{_COMMAND_LINE}\Z"
 _SENTENCE_WORDS: Final = frozenset(
     {"the", "a", "an", "and", "then", "into", "please", "my", "your", "this", "that", "it", "so"}
     | {"is", "are", "was", "were", "does", "doesn't", "isn't", "not", "keeps", "fails", "still"}
-    | {"me", "i", "why", "how", "what", "when"}
+    | {"me", "why", "how", "what", "when"}
 )
-# what makes a line a sentence in Chinese or Japanese, outside its quoted arguments: a sentence's
-# punctuation or a hiragana word ("git log 里这个 commit 改了什么，解释一下", "mypy かけて直して");
-# a path or a name in kanji or hanzi alone is an argument ("cd 项目")
-_CJK_SENTENCE = r"[，。！？；：、]|[ぁ-ゖ]{2}"
+# what makes a line a sentence in Chinese, Japanese or Korean, outside its quoted arguments: a
+# sentence's punctuation, a hiragana word or a Korean one ("git log 里这个 commit 改了什么，解释一下",
+# "mypy かけて直して", "codex 작업 내용 가져오기"); a path or a name in kanji or hanzi alone is an
+# argument ("cd 项目")
+_CJK_SENTENCE = r"[，。！？；：、]|[ぁ-ゖ]{2}|[가-힣]{2}"
 ERROR_WHY: Final = "a person's prompt that is an error or a warning pasted with no request is code"
 # what opens a pasted error: a lead-in ("I'm getting:", "报错：") at most, then what the tool printed
 # first (an error or warning word and a colon, a traceback, `path:line:column`, npm's and the
