@@ -223,14 +223,6 @@ NOT_PASTED_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("text", PASTED_ERRORS)
-def test_an_error_pasted_with_no_request_is_code(text: str) -> None:
-    assert pasted_error(text)
-    assert kind_evidence("prompt", text) == (("code",), ERROR_WHY)
-    c = classify_unit(text, "prompt")
-    assert c.task_class == "code" and c.frozen == "partial"
-
-
 def test_a_pasted_error_is_looked_for_at_the_opening_only() -> None:
     assert not pasted_error("x " * ERROR_HEAD + "\nTypeError: x is undefined")
     assert not pasted_error("see this\n\nTypeError: x is undefined")

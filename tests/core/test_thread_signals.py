@@ -5,6 +5,8 @@ and the evidence holds only for a conversation turn, never for a prompt or an ag
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from turnlens.classifier import classify, classify_many
@@ -168,54 +170,39 @@ LONG_WITH_OUTCOME_INSIDE = (
 )
 
 
-@pytest.mark.parametrize("text", TRIAGE)
-def test_a_triage_outcome_is_a_decision(text: str) -> None:
-    assert triage_outcome(text)
-    assert turn_evidence(text) == (("decision",), TRIAGE_WHY)
-    assert classify(text).task_class == "decision"
+# each signal's texts, the class they settle and why
+SETTLED = [
+    *((text, triage_outcome, "decision", TRIAGE_WHY) for text in TRIAGE),
+    *((text, me_too, "chitchat", ME_TOO_WHY) for text in ME_TOO),
+    *((text, approves, "decision", APPROVAL_WHY) for text in APPROVALS),
+    *((text, reports_done, "context", DONE_WHY) for text in DONE),
+]
+# the same words that settle nothing: an outcome's verb on a file or an app, "same" inside a
+# statement, an approval with remarks, more than "fixed"
+QUIET = [
+    *((text, triage_outcome, TRIAGE_WHY) for text in NOT_TRIAGE),
+    *((text, me_too, ME_TOO_WHY) for text in NOT_ME_TOO),
+    *((text, approves, APPROVAL_WHY) for text in NOT_APPROVALS),
+    *((text, reports_done, DONE_WHY) for text in NOT_DONE),
+]
 
 
-@pytest.mark.parametrize("text", NOT_TRIAGE)
-def test_the_same_words_that_are_no_outcome_stay_quiet(text: str) -> None:
-    assert not triage_outcome(text)
+@pytest.mark.parametrize(("text", "signal", "settled", "why"), SETTLED)
+def test_a_thread_message_settled_by_its_own_words(
+    text: str, signal: Callable[[str], bool], settled: str, why: str
+) -> None:
+    assert signal(text)
+    assert turn_evidence(text) == ((settled,), why)
+    assert classify(text).task_class == settled
 
 
-@pytest.mark.parametrize("text", ME_TOO)
-def test_a_plus_one_or_a_ping_is_chitchat(text: str) -> None:
-    assert me_too(text)
-    assert turn_evidence(text) == (("chitchat",), ME_TOO_WHY)
-    assert classify(text).task_class == "chitchat"
-
-
-@pytest.mark.parametrize("text", NOT_ME_TOO)
-def test_same_or_ping_inside_a_statement_stays_quiet(text: str) -> None:
-    assert not me_too(text)
-
-
-@pytest.mark.parametrize("text", APPROVALS)
-def test_a_bare_approval_is_a_decision(text: str) -> None:
-    assert approves(text)
-    assert turn_evidence(text) == (("decision",), APPROVAL_WHY)
-    assert classify(text).task_class == "decision"
-
-
-@pytest.mark.parametrize("text", NOT_APPROVALS)
-def test_an_approval_with_more_is_left_to_the_model(text: str) -> None:
-    assert not approves(text)
-    assert turn_evidence(text) != (("decision",), APPROVAL_WHY)
-
-
-@pytest.mark.parametrize("text", DONE)
-def test_a_bare_fixed_or_done_reports_a_state(text: str) -> None:
-    assert reports_done(text)
-    assert turn_evidence(text) == (("context",), DONE_WHY)
-    assert classify(text).task_class == "context"
-
-
-@pytest.mark.parametrize("text", NOT_DONE)
-def test_more_than_fixed_or_done_is_left_to_the_model(text: str) -> None:
-    assert not reports_done(text)
-    assert turn_evidence(text) != (("context",), DONE_WHY)
+@pytest.mark.parametrize(("text", "signal", "why"), QUIET)
+def test_the_same_words_that_settle_nothing_stay_quiet(
+    text: str, signal: Callable[[str], bool], why: str
+) -> None:
+    assert not signal(text)
+    found = turn_evidence(text)
+    assert found is None or found[1] != why
 
 
 def test_only_a_short_line_is_read_as_fixed() -> None:
