@@ -18,7 +18,7 @@ A bare **approval** is a decision too: the whole message approves and says nothi
 "looks good to me, thanks", "CR 👍", "特に問題ありません", "没问题，可以合并", "sieht gut aus");
 "LGTM, but rename `x`" is a review, and the model decides it.
 
-A third kind says only that the work is done: a maintainer's bare **"fixed", "done" or "should
+And a message may say only that the work is done: a maintainer's bare **"fixed", "done" or "should
 be fine now"** ("Fixed in 2.3.", "修正しました", "düzeltildi", "исправлено") reports a state, which
 is context (docs/labels.md, Part 1: "Mixed turns"); the model, which reads a handful of words,
 takes it for chitchat or a review. Only a whole message counts: the word, at most what fixed it
@@ -36,6 +36,7 @@ from turnlens.core.prebuilt import IGNORECASE, MULTILINE, compile_re
 
 TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
 if TYPE_CHECKING:
+    import re
     from typing import Final
 
 # the longest text (in words, CJK counted as the learned features count it) in which an
@@ -81,7 +82,7 @@ _TRIAGE = "|".join(
         r"|\bje[ \t]+ferme[ \t]+(?:l['’]issue|le ticket|cette issue|ce ticket|la pr|cette pr)\b"
         r"|\bje[ \t]+(?:confirme[ \t]+et[ \t]+)?cl[ôo]ture\b",
         r"\bich[ \t]+schlie(?:ß|ss)e[ \t]+(?:das|dieses|diesen|den|hier)\b",
-        # it, nl, pl, ru: I close it
+        # it, nl, ru: I close it
         # (a program, a window or an app is closed too: the thread's issue must be named, or the
         # verb end its clause)
         r"\b(?:la|lo)[ \t]+chiudo\b|\bchiudo[ \t]+(?:questa|questo|la|il)[ \t]+(?:issue|segnalazione|pr|ticket)\b",
@@ -109,8 +110,16 @@ _ME_TOO = (
 )
 
 # a bare "fixed", "done", "should be fine now": the whole message, after @mentions at most
+# what may come before a whole-message signal (a bullet or an emoji, @mentions) and after it (a
+# thanks, stops, an emoji; possessive: the runs of blanks and stops around a thanks must not be
+# split every way)
+_WHOLE_LEAD = r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,4}"
+_WHOLE_TAIL = (
+    r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
+    r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
+)
 _DONE = (
-    r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,4}(?:"
+    _WHOLE_LEAD + r"(?:"
     r"(?:(?:it|this|that)(?:['’]s|[ \t]+is|[ \t]+has[ \t]+been|[ \t]+was|[ \t]+should[ \t]+be)[ \t]+)?"
     r"(?:fixed|done|resolved|solved|(?:should[ \t]+be[ \t]+)?(?:fine|fixed|ok|working)[ \t]+now"
     r"|works[ \t]+now|corrig[ée]e?|r[ée]gl[ée]|r[ée]solu|arreglado|solucionado|resuelto|corregido"
@@ -119,14 +128,11 @@ _DONE = (
     r"(?:[ \t]+(?:in|on|by|via|with|en|em|par|dans|con|mit|durch|в|nel)[ \t]+[^\s]{1,40}(?:[ \t]+[^\s]{1,20})?)?"
     r"(?:[ \t]++now)?+"
     r"|已(?:经)?(?:修复|修正|解决|完成)|修复了|解决了|修正(?:しました|済み)|対応しました|直しました"
-    r"|解決しました|수정(?:했습니다|완료)|해결(?:했습니다|됐습니다))"
-    # (possessive: the runs of blanks and stops around a thanks must not be split every way)
-    r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
-    r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
+    r"|解決しました|수정(?:했습니다|완료)|해결(?:했습니다|됐습니다))" + _WHOLE_TAIL
 )
 # a bare approval: the whole message, after @mentions at most, then a thanks and an emoji
 _APPROVAL = (
-    r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,4}(?:"
+    _WHOLE_LEAD + r"(?:"
     r"lgtm|sgtm|r\+|approved?|ship it|good to (?:go|merge)|ok to merge|(?:looks|seems) (?:good|fine|great)"
     r"(?: to me)?(?: now)?|(?:cr|code review)[ \t]*(?:👍|✅|ok|done|passed)"
     r"|(?:me )?parece bien|se ve bien|aprobado|aprovado|parece bom|pode (?:mergear|fazer o merge)"
@@ -134,9 +140,7 @@ _APPROVAL = (
     r"|выглядит хорошо|одобряю|можно мержить|mi sembra (?:ok|buono)|approvato"
     r"|(?:没有?问题|看起来不错|同意合并)(?:[,，、 ]*(?:可以)?合并(?:吧)?)?|可以合并(?:了)?"
     r"|(?:特に)?問題(?:ありません|ないです|なさそうです|なし)(?:[。、 ]*(?:マージ|承認)(?:します|お願いします))?"
-    r"|承認します|승인합니다|문제 ?없습니다)"
-    r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
-    r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
+    r"|承認します|승인합니다|문제 ?없습니다)" + _WHOLE_TAIL
 )
 # the longest message read as a bare "fixed" or a bare approval (characters, trimmed)
 DONE_MAX: Final = 80
@@ -200,16 +204,20 @@ def me_too(text: str) -> bool:
     return _short(body)
 
 
+def _whole(text: str, pattern: re.Pattern[str]) -> bool:
+    """Whether a short one-line message is `pattern` and nothing more."""
+    body = text.strip()
+    return 0 < len(body) <= DONE_MAX and "\n" not in body and pattern.match(body) is not None
+
+
 def reports_done(text: str) -> bool:
     """Whether a thread message only says that something is fixed or done (see the module)."""
-    body = text.strip()
-    return 0 < len(body) <= DONE_MAX and "\n" not in body and _DONE_RE.match(body) is not None
+    return _whole(text, _DONE_RE)
 
 
 def approves(text: str) -> bool:
     """Whether a thread message is a bare approval and nothing more (see the module)."""
-    body = text.strip()
-    return 0 < len(body) <= DONE_MAX and "\n" not in body and _APPROVAL_RE.match(body) is not None
+    return _whole(text, _APPROVAL_RE)
 
 
 def turn_classes(text: str) -> tuple[str, ...] | None:

@@ -1,5 +1,5 @@
 """What a person's prompt is by its shape: a request of a few words, a list of points, a
-standing rule, or nothing but command lines.
+standing rule, nothing but command lines, or an error pasted with no request.
 
 A person's prompt that asks for something is a request, neither chitchat nor a review, however short
 it is.
@@ -65,6 +65,7 @@ SOCIAL_HEAD: Final = 40
 
 LIST_WHY: Final = "a person's prompt that lists three points or more is kept word for word"
 COMMANDS_WHY: Final = "a person's prompt that is nothing but shell command lines is code"
+ERROR_WHY: Final = "a person's prompt that is an error or a warning pasted with no request is code"
 ASK_WHY: Final = (
     "a person's prompt of a few words that says what to do or asks about the work is a request:"
     " context, or a spec, a decision or code, not chitchat or a review"
@@ -120,7 +121,6 @@ _SENTENCE_WORDS: Final = frozenset(
 # "mypy かけて直して", "codex 작업 내용 가져오기"); a path or a name in kanji or hanzi alone is an
 # argument ("cd 项目")
 _CJK_SENTENCE = r"[，。！？；：、]|[ぁ-ゖ]{2}|[가-힣]{2}"
-ERROR_WHY: Final = "a person's prompt that is an error or a warning pasted with no request is code"
 # what opens a pasted error: a lead-in ("I'm getting:", "报错：") at most, then what the tool printed
 # first (an error or warning word and a colon, a traceback, `path:line:column`, npm's and the
 # bundlers' markers)
