@@ -47,6 +47,8 @@ TRIAGE = [
     "テストが通ったらマージします",
     "리뷰 감사합니다. 머지했습니다.",
     "OK, I'm going to close this: nobody could reproduce it on 3.x.",
+    "Won't fix. The old behaviour is documented and people rely on it.",
+    "wontfix: the flag stays for 2.x",
     "Fechando essa issue, o problema era de configuração.",
     "Je confirme et clôture.",
     "Je ferme l'issue, corrigé dans la 0.9.",
@@ -70,6 +72,8 @@ NOT_TRIAGE = [
     "als ik de app sluit, verdwijnen mijn notities",
     "we are going to close the gap in the next sprint",
     "I'm going to close the modal when the user clicks outside",
+    "if we don't fix the parser first, we won't fix the export either",
+    "this won't fix the race, it only hides it",
 ]
 
 ME_TOO = [

@@ -71,6 +71,8 @@ _TRIAGE = "|".join(
         # let the match split a long blank run every way)
         r",[ \t]*(?:merged|closed|reverted)[ \t]*(?:[.!]+[ \t]*)?$",
         rf"{_START}(?:marking|tagging|labell?ing|flagging)[ \t]+(?:(?:this|it)[ \t]+)?as\b",
+        # the guide's "Won't fix. The old behaviour is documented…" (a decline said as the label)
+        rf"{_START}(?:won['’]?t|will[ \t]+not)[ \t]+fix\b|\bwontfix\b",
         # "I'm going to close this", "we'll go ahead and close it"
         r"\b(?:going[ \t]+to|gonna|go[ \t]+ahead[ \t]+and)[ \t]+close[ \t]+(?:this|it|the[ \t]+(?:issue|pr|ticket))\b",
         # es, pt, fr, de: I close it
@@ -159,8 +161,9 @@ HEAD_CHARS: Final = 300
 # is far cheaper than the pattern
 _TRIAGE_WORDS: Final = (
     "closing", "closed", "merging", "merged", "reverting", "reverted", "reopen", "re-open",
-    "marking", "tagging", "labeling", "labelling", "flagging", "cierro", "cerrando", "fechando",
-    "fecho", "ferme", "clôture", "cloture", "close", "chiudo", "sluit", "закрыва", "закро",
+    "won't fix", "won’t fix", "wont fix", "wontfix", "will not fix", "to close", "gonna close",
+    "and close", "marking", "tagging", "labeling", "labelling", "flagging", "cierro", "cerrando", "fechando",
+    "fecho", "ferme", "clôture", "cloture", "chiudo", "sluit", "закрыва", "закро",
     "schließe", "schliesse", "合并", "关", "マージ", "クローズ", "머지", "병합",
 )  # fmt: skip
 
