@@ -172,9 +172,13 @@ def _first_line(body: str) -> str:
     return body[:HEAD_CHARS].split("\n", 1)[0]
 
 
+# the words an ASCII text can hold (`str.isascii` costs nothing: most turns need only these)
+_ASCII_TRIAGE_WORDS: Final = tuple(word for word in _TRIAGE_WORDS if word.isascii())
+
+
 def _may_say_outcome(text: str) -> bool:
     low = text.lower()
-    for word in _TRIAGE_WORDS:  # noqa: SIM110 - a loop, not any(): it runs for every turn
+    for word in _ASCII_TRIAGE_WORDS if low.isascii() else _TRIAGE_WORDS:  # noqa: SIM110 - a loop, not any(): it runs for every turn
         if word in low:
             return True
     return False
@@ -193,10 +197,9 @@ def triage_outcome(text: str) -> bool:
     body = text.strip()
     if not body:
         return False
-    # the cheap test first, on as much as the pattern could search
-    if not _may_say_outcome(body if len(body) <= SHORT_CHARS else _first_line(body)):
-        return False
-    return _TRIAGE_RE.search(body if _short(body) else _first_line(body)) is not None
+    head = body if _short(body) else _first_line(body)
+    # the cheap test first, on what the pattern would search
+    return _may_say_outcome(head) and _TRIAGE_RE.search(head) is not None
 
 
 def me_too(text: str) -> bool:
@@ -234,10 +237,14 @@ def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
     An outcome wins over a +1 ("+1, merged") and over a bare "fixed" ("Fixed, closing")."""
     if triage_outcome(text):
         return ("decision",), TRIAGE_WHY
-    if approves(text):
-        return ("decision",), APPROVAL_WHY
     if me_too(text):
         return ("chitchat",), ME_TOO_WHY
-    if reports_done(text):
+    # the whole-message signals: one short line only (most turns stop here)
+    body = text.strip()
+    if not 0 < len(body) <= DONE_MAX or "\n" in body:
+        return None
+    if _APPROVAL_RE.match(body) is not None:
+        return ("decision",), APPROVAL_WHY
+    if _DONE_RE.match(body) is not None:
         return ("context",), DONE_WHY
     return None
