@@ -210,10 +210,16 @@ def me_too(text: str) -> bool:
     return _short(body)
 
 
+def _one_short_line(body: str) -> bool:
+    """Whether a stripped message is one line of at most `DONE_MAX` characters: the only kind a
+    whole-message signal reads."""
+    return 0 < len(body) <= DONE_MAX and "\n" not in body
+
+
 def _whole(text: str, pattern: re.Pattern[str]) -> bool:
     """Whether a short one-line message is `pattern` and nothing more."""
     body = text.strip()
-    return 0 < len(body) <= DONE_MAX and "\n" not in body and pattern.match(body) is not None
+    return _one_short_line(body) and pattern.match(body) is not None
 
 
 def reports_done(text: str) -> bool:
@@ -241,7 +247,7 @@ def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
         return ("chitchat",), ME_TOO_WHY
     # the whole-message signals: one short line only (most turns stop here)
     body = text.strip()
-    if not 0 < len(body) <= DONE_MAX or "\n" in body:
+    if not _one_short_line(body):
         return None
     if _APPROVAL_RE.match(body) is not None:
         return ("decision",), APPROVAL_WHY
