@@ -115,7 +115,17 @@ AGENT_KINDS = ("reply", "thinking")
 # a person's prompts: the turns model is calibrated on threads, and prompts typed to an agent
 # are a text of their own (what the agent guard reads)
 PERSON_KINDS = ("prompt",)
-KIND_GROUPS = (AGENT_KINDS, PERSON_KINDS)
+# a conversation turn (a thread message: no kind), whose further temperature the model keeps
+# under `turnlens.learn.model.CONVERSATION`
+CONVERSATION_KINDS: tuple[str | None, ...] = (None,)
+KIND_GROUPS: tuple[tuple[str | None, ...], ...] = (AGENT_KINDS, PERSON_KINDS, CONVERSATION_KINDS)
+
+
+def kind_key(kind: str | None) -> str:
+    """The name a kind's further temperature is kept under in a model file."""
+    from turnlens.learn.model import CONVERSATION
+
+    return kind if kind is not None else CONVERSATION
 
 
 def unit_kind(kind: str | None) -> str | None:
@@ -441,7 +451,7 @@ def fit(
 
 
 def fit_kind_temperature(
-    items: Sequence[Item], model: Any, kinds: Sequence[str] = AGENT_KINDS, folds: int = 5
+    items: Sequence[Item], model: Any, kinds: Sequence[str | None] = AGENT_KINDS, folds: int = 5
 ) -> dict[str, Any]:
     """The further temperature of the units of `kinds` that best explains their gold labels
     (the likelihood of the probabilities as the session views give them, over a grid from 0.2
@@ -477,7 +487,7 @@ def fit_kind_temperature(
             return min(grid, key=lambda t: (nll(rows, t), abs(t - 1.0)))
 
         def answered(t: float, rows: Sequence[int]) -> list[Outcome]:
-            model.kind_temperatures = {k: t for k in kinds} if t != 1.0 else {}
+            model.kind_temperatures = {kind_key(k): t for k in kinds} if t != 1.0 else {}
             out = []
             for i in rows:
                 it = chosen[i]
@@ -513,7 +523,7 @@ def fit_kind_temperature(
         }
 
     return {
-        "kinds": list(kinds),
+        "kinds": [kind_key(k) for k in kinds],
         "n": len(chosen),
         "temperature": fitted,
         "per_fold": per_fold,

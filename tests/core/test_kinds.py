@@ -280,13 +280,14 @@ def test_a_session_file_is_analysed_with_its_units_kinds() -> None:
 def test_an_agents_own_text_has_its_kinds_temperature(text: str, kind: str) -> None:
     # the shipped turns model is calibrated on threads; an agent's replies and thinking carry a
     # further temperature of their own (fitted on real session units): the same class, only
-    # how sure it is changes, and a conversation turn or a tool call keeps the model's own
+    # how sure it is changes, and a tool call keeps the model's own
     from turnlens.core.rules import with_model
     from turnlens.learn.model import Model, packaged_model
 
     shipped = packaged_model("classes")
     t = shipped.kind_temperature(kind)
-    assert t != 1.0 and shipped.kind_temperature(None) == 1.0 and shipped.kind_temperature("tool_call") == 1.0
+    assert t != 1.0 and shipped.kind_temperature("tool_call") == 1.0
+    assert shipped.kind_temperature(kind) != shipped.kind_temperature(None)
     plain = Model.from_bytes(shipped.to_bytes())
     plain.kind_temperatures = {}
     without = classify_unit(text, kind, with_model(builtin_pack("default"), plain))
@@ -301,7 +302,45 @@ def test_an_agents_own_text_has_its_kinds_temperature(text: str, kind: str) -> N
         # sharper (t < 1) or flatter (t > 1) than the model's own, never the other way
         assert (c.confidence - without.confidence) * (1.0 - t) >= 0
     turn = classify(text, DEFAULT)
-    assert turn == classify(text, with_model(builtin_pack("default"), plain))
+    assert turn.task_class == classify(text, with_model(builtin_pack("default"), plain)).task_class
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Crash on startup on my old tablet, every time since the last update.",
+        "nit: this could be a dict comprehension",
+        "我这边也复现了，换成 2.3 版本就好了",
+        "Thanks, merged!",
+    ],
+)
+def test_a_conversation_turn_has_a_temperature_of_its_own(text: str) -> None:
+    # a thread message (a unit with no kind) takes the further temperature kept under
+    # CONVERSATION: the same class in both entry points, only how sure it is changes; a model
+    # without one leaves the turn as the model gives it
+    from turnlens.core.rules import with_model
+    from turnlens.learn.model import CONVERSATION, Model, packaged_model
+
+    shipped = packaged_model("classes")
+    t = shipped.kind_temperatures[CONVERSATION]
+    assert t == shipped.kind_temperature(None) and t != 1.0
+    plain = Model.from_bytes(shipped.to_bytes())
+    plain.kind_temperatures = {k: v for k, v in shipped.kind_temperatures.items() if k != CONVERSATION}
+    without = classify(text, with_model(builtin_pack("default"), plain))
+    assert without.probabilities is not None
+    powered = {k: p ** (1.0 / t) for k, p in without.probabilities.items()}
+    total = sum(powered.values())
+    for c in (classify(text, DEFAULT), classify_many([text], DEFAULT)[0]):
+        assert c.task_class == without.task_class and c.probabilities is not None
+        for k, p in c.probabilities.items():
+            assert p == pytest.approx(powered[k] / total)
+        assert (c.confidence - without.confidence) * (1.0 - t) >= 0
+    # a session unit of a kind keeps its own: the conversation's is not applied twice
+    for kind in ("tool_call", "reply"):
+        assert (
+            classify_unit(text, kind, DEFAULT).probabilities
+            == classify_unit(text, kind, with_model(builtin_pack("default"), plain)).probabilities
+        )
 
 
 def test_a_temperature_for_a_kind_with_every_class_allowed_applies_too() -> None:

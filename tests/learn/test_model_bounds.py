@@ -64,4 +64,4 @@ def test_kind_temperatures_survive_a_round_trip() -> None:
     model = M.packaged_model("classes")
     again = M.Model.from_bytes(model.to_bytes())
     assert again.kind_temperatures == model.kind_temperatures
-    assert set(model.kind_temperatures) == {"reply", "thinking", "prompt"}
+    assert set(model.kind_temperatures) == {"reply", "thinking", "prompt", M.CONVERSATION}

@@ -287,6 +287,32 @@ def test_each_group_of_kinds_gets_its_own_temperature() -> None:
     assert mod.with_kind_temperatures(model, one) == {}
 
 
+def test_a_conversation_turn_is_a_group_of_its_own_kept_under_its_name() -> None:
+    # thread messages (rows with no kind) are fitted apart from the units of a kind, and the
+    # fitted value is written under CONVERSATION, leaving the other kinds' temperatures as they were
+    from turnlens.learn.model import CONVERSATION, Model, packaged_model
+
+    mod = _script()
+    threads = [
+        mod.Item("t0", "Crash on startup on my old tablet since the last update.", "context", "en"),
+        mod.Item("t1", "Thanks, merged!", "decision", "en"),
+        mod.Item("t2", "nit: this could be a dict comprehension", "review", "en"),
+        mod.Item("t3", "+1, same here on 2.3", "chitchat", "en"),
+    ]
+    prompts = [mod.Item("p0", "Add a unit test for the empty cart.", "context", "en", kind="user-text")]
+    model = Model.from_bytes(packaged_model("classes").to_bytes())
+    model.kind_temperatures = {"reply": 0.5, "prompt": 0.9}
+    found = mod.fit_kind_temperatures(threads + prompts, model)
+    assert [g["kinds"] for g in found] == [["prompt"], [CONVERSATION]]
+    assert [g["n"] for g in found] == [1, 4]
+    assert model.kind_temperatures == {"reply": 0.5, "prompt": 0.9}
+    merged = mod.with_kind_temperatures(model, found[1:])
+    assert merged["reply"] == 0.5 and merged["prompt"] == 0.9
+    assert merged.get(CONVERSATION, 1.0) == found[1]["temperature"]
+    model.kind_temperatures = merged
+    assert model.kind_temperature(None) == found[1]["temperature"]
+
+
 def test_crossfit_pools_a_turns_encoder_engine_with_the_classes_model() -> None:
     # with classes-encoder files (`--encoder DIR`, loaded with the classes model as partner),
     # turns get the pooled design too: the engine and the classes model each calibrated on the

@@ -133,10 +133,10 @@ class Model:
             math.isfinite(b) and abs(b) < 50 for b in self.offsets
         ):
             raise ModelError("offsets do not match the classes")
-        # a further temperature for session units of a kind that limits the classes (an agent's
-        # reply, its thinking): the model is calibrated on threads, where it is right less often
-        # than on an agent's own text, so these units' probabilities are sharpened (or
-        # flattened) after the kind's evidence renormalised them (`restrict`)
+        # a further temperature for the units of a kind (an agent's reply, its thinking, a
+        # person's prompt) and for a conversation turn (`CONVERSATION`): each is right more or
+        # less often than it says on real text, so its probabilities are sharpened (or
+        # flattened) after the kind's evidence renormalised them (`restrict`); the answer stays
         self.kind_temperatures = dict(kind_temperatures or {})
         if len(self.kind_temperatures) > MAX_KIND_TEMPERATURES or not all(
             _kind_name(k) and _temperature(t) for k, t in self.kind_temperatures.items()
@@ -287,8 +287,10 @@ class Model:
         return Prediction(best, probs[best], full)
 
     def kind_temperature(self, kind: str | None) -> float:
-        """The further temperature of a unit of `kind` (1.0: none; see `kind_temperatures`)."""
-        return self.kind_temperatures.get(kind, 1.0) if kind is not None else 1.0
+        """The further temperature of a unit of `kind` (1.0: none; see `kind_temperatures`); a
+        conversation turn (no kind: a thread message, a chat export's turn) has its own, under
+        `CONVERSATION`."""
+        return self.kind_temperatures.get(kind if kind is not None else CONVERSATION, 1.0)
 
     @staticmethod
     def at_temperature(prediction: Prediction, temperature: float) -> Prediction:
@@ -459,6 +461,10 @@ MAX_HEADER_DEPTH = 16
 MAX_FEATURES = 500_000
 MAX_WEIGHT = 1e6
 MAX_KIND_TEMPERATURES = 16
+# the name a conversation turn's further temperature is kept under: a unit with no kind (a
+# thread message, a chat export's turn) is what the base temperature was first fitted on, and
+# real threads keep being answered less sure than they are right (docs/labels.md, Calibration)
+CONVERSATION = "conversation"
 _KIND_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_")
 _CLASS_NAME = 40
 
