@@ -28,10 +28,12 @@ the models with that temperature into DIR (the shipped ones: server/turnlens/lea
 `--fit-kind-temperature` fits, on the sets given, one further temperature for each group of
 unit kinds in `KIND_GROUPS` the sets hold: the units the agent wrote itself (its replies and
 thinking: `AGENT_KINDS`, in `units`), which the kind's evidence has already narrowed
-(`turnlens.learn.model.Model.restrict`), and a person's prompts (`PERSON_KINDS`, in
-`prompt-classes` and `units`); it prints each fitted value and what it is worth on folds it
-was not fitted on, and with `--write DIR` writes the classes model with them (the kinds of a
-group not fitted keep the temperature the model had).
+(`turnlens.learn.model.Model.restrict`), a person's prompts (`PERSON_KINDS`, in
+`prompt-classes` and `units`) and a conversation turn (a thread message: no kind, in the
+thread sets); it prints each fitted value and what it is worth on folds it was not fitted on
+(with `--by-set`, each set given is a fold: what the fit on the other sets does to it), and
+with `--write DIR` writes the classes model with them (the kinds of a group not fitted keep the
+temperature the model had).
 
 `--make-refs` writes refs from the cache's rows (their labels, the hashes of their texts) for
 sets that have none yet: for local use until the labelled refs land.
@@ -377,14 +379,25 @@ def measure_prompts(
         same = sum(DEFAULT.phase_for(o.label) == DEFAULT.phase_for(o.got) for o in outcomes)
         result["phase_accuracy"] = same / len(outcomes) if outcomes else 0.0
         if use_model:
-            work = [it for it in items if it.label != "chat"]
-            unrouted = []
-            for it in work:
-                route = resolve_offline(it.text, settings, explain=False)
-                if not route.routed:
-                    unrouted.append(
-                        {"id": it.id, "label": it.label, "source": route.source, "said": route.label}
-                    )
+            # the route the user sees (SPEC §5: a short prompt or a slash command gets none, as
+            # does an answer under router.minConfidence): its phase against the gold label's,
+            # where a chat prompt and no route agree
+            routes = [resolve_offline(it.text, settings, explain=False) for it in items]
+            result["route_phase_accuracy"] = (
+                sum(
+                    (route.phase if route.routed else None) == DEFAULT.phase_for(it.label)
+                    for it, route in zip(items, routes, strict=True)
+                )
+                / len(items)
+                if items
+                else 0.0
+            )
+            work = [(it, route) for it, route in zip(items, routes, strict=True) if it.label != "chat"]
+            unrouted = [
+                {"id": it.id, "label": it.label, "source": route.source, "said": route.label}
+                for it, route in work
+                if not route.routed
+            ]
             result["no_route"] = {"n": len(unrouted), "of": len(work), "items": unrouted}
             result["no_route_share"] = len(unrouted) / len(work) if work else 0.0
         out.append(result)
@@ -451,12 +464,18 @@ def fit(
 
 
 def fit_kind_temperature(
-    items: Sequence[Item], model: Any, kinds: Sequence[str | None] = AGENT_KINDS, folds: int = 5
+    items: Sequence[Item],
+    model: Any,
+    kinds: Sequence[str | None] = AGENT_KINDS,
+    folds: int = 5,
+    fold_of: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The further temperature of the units of `kinds` that best explains their gold labels
     (the likelihood of the probabilities as the session views give them, over a grid from 0.2
     to 3), and what it is worth where it was not fitted: each fold's units answered with the
-    temperature fitted on the other folds. `model` is left as it was."""
+    temperature fitted on the other folds. `fold_of` gives each item's fold (one per set: each
+    set answered by the fit on the others), else every `folds`-th unit makes a fold. `model` is
+    left as it was."""
     import math
 
     from turnlens.classifier import classify_unit
@@ -464,7 +483,9 @@ def fit_kind_temperature(
     from turnlens.learn.metrics import calibration_error
 
     pack = with_model(builtin_pack("default"), model)
-    chosen = [it for it in items if unit_kind(it.kind) in kinds]
+    picked = [i for i, it in enumerate(items) if unit_kind(it.kind) in kinds]
+    chosen = [items[i] for i in picked]
+    fold = [fold_of[i] for i in picked] if fold_of is not None else [i % folds for i in range(len(chosen))]
     grid = [round(0.2 + 0.01 * i, 2) for i in range(281)]
     before = dict(model.kind_temperatures)
     try:
@@ -504,13 +525,22 @@ def fit_kind_temperature(
                 c = classify_unit(it.text, unit_kind(it.kind), pack, call=it.call)
                 others.append(Outcome(it.label, c.task_class, c.confidence, it.lang))
         per_fold, xfit, raw = [], [], answered(1.0, every)
-        for f in range(folds):
-            test = [i for i in every if i % folds == f]
-            if not test:
-                continue
-            t = best([i for i in every if i % folds != f])
+        fold_figures = []
+        for f in sorted(set(fold)):
+            test = [i for i in every if fold[i] == f]
+            t = best([i for i in every if fold[i] != f])
             per_fold.append(t)
-            xfit += answered(t, test)
+            answers = answered(t, test)
+            xfit += answers
+            fold_figures.append(
+                {
+                    "fold": f,
+                    "n": len(test),
+                    "temperature": t,
+                    "without": [raw[i] for i in test],
+                    "crossfit": answers,
+                }
+            )
     finally:
         model.kind_temperatures = before
 
@@ -527,16 +557,21 @@ def fit_kind_temperature(
         "n": len(chosen),
         "temperature": fitted,
         "per_fold": per_fold,
+        "folds": [
+            {**f, "without": figures(f["without"]), "crossfit": figures(f["crossfit"])} for f in fold_figures
+        ],
         "without": figures(raw),
         "crossfit": figures(xfit),
         "all_units": {"n": len(items), "without": figures(raw + others), "crossfit": figures(xfit + others)},
     }
 
 
-def fit_kind_temperatures(items: Sequence[Item], model: Any) -> list[dict[str, Any]]:
+def fit_kind_temperatures(
+    items: Sequence[Item], model: Any, fold_of: Sequence[int] | None = None
+) -> list[dict[str, Any]]:
     """`fit_kind_temperature` for each group of `KIND_GROUPS` that `items` hold units of."""
     return [
-        fit_kind_temperature(items, model, kinds=group)
+        fit_kind_temperature(items, model, kinds=group, fold_of=fold_of)
         for group in KIND_GROUPS
         if any(unit_kind(it.kind) in group for it in items)
     ]
@@ -660,6 +695,11 @@ def _report(name: str, loaded: Loaded, results: list[dict[str, Any]], misses: bo
             )
         if "phase_accuracy" in r:
             out.append(f"phase level (what sets the effort): {r['phase_accuracy']:.1%}")
+        if "route_phase_accuracy" in r:
+            out.append(
+                f"route level (the phase the router gives; a chat prompt and no route agree): "
+                f"{r['route_phase_accuracy']:.1%}"
+            )
         if "no_route" in r:
             nr = r["no_route"]
             out.append(f"non-chat prompts with no route: {nr['n']} of {nr['of']} ({r['no_route_share']:.1%})")
@@ -717,6 +757,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="fit the further temperatures of unit kinds (an agent's replies and thinking; a person's prompts)",
     )
     parser.add_argument(
+        "--by-set",
+        action="store_true",
+        help="with --fit-kind-temperature: each set given is a fold, answered by the fit on the others",
+    )
+    parser.add_argument(
         "--write", type=Path, help="with --fit-temperature or --fit-kind-temperature: write the models here"
     )
     parser.add_argument(
@@ -768,8 +813,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from turnlens.learn.model import PACKAGED, packaged_model
 
         model = models.get("classes") or packaged_model("classes")
-        items = [it for name in names for it in load_set(name, args.refs, cache).items]
-        found = fit_kind_temperatures(items, model)
+        per_set = [load_set(name, args.refs, cache).items for name in names]
+        items = [it for found_items in per_set for it in found_items]
+        # with --by-set, each set is a fold: answered by the temperature fitted on the others
+        fold_of = [k for k, found_items in enumerate(per_set) for _ in found_items] if args.by_set else None
+        found = fit_kind_temperatures(items, model, fold_of)
         sys.stdout.write(json.dumps(found, indent=2) + "\n")
         if args.write is not None:
             model.kind_temperatures = with_kind_temperatures(model, found)

@@ -138,9 +138,26 @@ def test_prompts_report_phases_and_unrouted_work(
     assert mod.main(["dev-prompts", "--refs", str(refs)]) == 0
     text = capsys.readouterr().out
     assert "phase level (what sets the effort)" in text
+    assert "route level (the phase the router gives; a chat prompt and no route agree)" in text
     assert "non-chat prompts with no route:" in text and "of 2 (" in text
     assert "model (labeler)" in text and "rules (label pack)" in text
     assert "kept word for word" not in text  # router labels have no frozen class
+
+
+def test_the_route_level_counts_what_the_router_gives() -> None:
+    # a short chat prompt and a slash command get no route, as a chat prompt should: right at
+    # the route level; a short request gets none too, and is wrong there (the labeler's own
+    # label may still be right at the phase level)
+    mod = _script()
+    items = [
+        mod.Item("a", "ok", "chat", "en"),
+        mod.Item("b", "/compact", "chat", "en"),
+        mod.Item("c", "fix it", "coding", "en"),
+    ]
+    model = mod.measure_prompts(items)[0]
+    assert model["route_phase_accuracy"] == pytest.approx(2 / 3)
+    assert model["no_route"]["n"] == 1 and model["no_route"]["items"][0]["source"] == "short"
+    assert "route_phase_accuracy" not in mod.measure_prompts(items)[1]  # the label rules: no routes
 
 
 def test_make_refs_writes_hashes_and_no_text(realtext: tuple[ModuleType, Path, Path], tmp_path: Path) -> None:
@@ -311,6 +328,32 @@ def test_a_conversation_turn_is_a_group_of_its_own_kept_under_its_name() -> None
     assert merged.get(CONVERSATION, 1.0) == found[1]["temperature"]
     model.kind_temperatures = merged
     assert model.kind_temperature(None) == found[1]["temperature"]
+
+
+def test_each_set_may_be_a_fold_answered_by_the_fit_on_the_others() -> None:
+    # --by-set: the rows of each set make one fold, answered with the temperature fitted on
+    # the other sets' rows; every row is answered once and the figures come per set
+    from turnlens.learn.model import Model, packaged_model
+
+    mod = _script()
+    first = [
+        mod.Item("a0", "Crash on startup on my old tablet since the last update.", "context", "en"),
+        mod.Item("a1", "Thanks, merged!", "decision", "en"),
+        mod.Item("a2", "nit: this could be a dict comprehension", "review", "en"),
+    ]
+    second = [
+        mod.Item("b0", "+1, same here on 2.3", "chitchat", "en"),
+        mod.Item(
+            "b1", "The importer assumes one schema per tenant, so the migration stops there.", "context", "en"
+        ),
+    ]
+    model = Model.from_bytes(packaged_model("classes").to_bytes())
+    found = mod.fit_kind_temperature(first + second, model, kinds=(None,), fold_of=[0, 0, 0, 1, 1])
+    assert [f["fold"] for f in found["folds"]] == [0, 1] and [f["n"] for f in found["folds"]] == [3, 2]
+    assert found["per_fold"] == [f["temperature"] for f in found["folds"]]
+    alone = mod.fit_kind_temperature(second, model, kinds=(None,), folds=1)
+    assert found["folds"][0]["temperature"] == alone["temperature"]  # fold 0 is answered by set 1's fit
+    assert found["n"] == 5 and found["all_units"]["n"] == 5
 
 
 def test_crossfit_pools_a_turns_encoder_engine_with_the_classes_model() -> None:
