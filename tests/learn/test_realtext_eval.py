@@ -304,18 +304,23 @@ def test_each_group_of_kinds_gets_its_own_temperature() -> None:
     assert mod.with_kind_temperatures(model, one) == {}
 
 
+# thread messages written for the temperature tests (a report, a merge, a nit, a +1, background)
+THREAD_MESSAGES = (
+    ("Crash on startup on my old tablet since the last update.", "context"),
+    ("Thanks, merged!", "decision"),
+    ("nit: this could be a dict comprehension", "review"),
+    ("+1, same here on 2.3", "chitchat"),
+    ("The importer assumes one schema per tenant, so the migration stops there.", "context"),
+)
+
+
 def test_a_conversation_turn_is_a_group_of_its_own_kept_under_its_name() -> None:
     # thread messages (rows with no kind) are fitted apart from the units of a kind, and the
     # fitted value is written under CONVERSATION, leaving the other kinds' temperatures as they were
     from turnlens.learn.model import CONVERSATION, Model, packaged_model
 
     mod = _script()
-    threads = [
-        mod.Item("t0", "Crash on startup on my old tablet since the last update.", "context", "en"),
-        mod.Item("t1", "Thanks, merged!", "decision", "en"),
-        mod.Item("t2", "nit: this could be a dict comprehension", "review", "en"),
-        mod.Item("t3", "+1, same here on 2.3", "chitchat", "en"),
-    ]
+    threads = [mod.Item(f"t{i}", text, label, "en") for i, (text, label) in enumerate(THREAD_MESSAGES[:4])]
     prompts = [mod.Item("p0", "Add a unit test for the empty cart.", "context", "en", kind="user-text")]
     model = Model.from_bytes(packaged_model("classes").to_bytes())
     model.kind_temperatures = {"reply": 0.5, "prompt": 0.9}
@@ -336,17 +341,8 @@ def test_each_set_may_be_a_fold_answered_by_the_fit_on_the_others() -> None:
     from turnlens.learn.model import Model, packaged_model
 
     mod = _script()
-    first = [
-        mod.Item("a0", "Crash on startup on my old tablet since the last update.", "context", "en"),
-        mod.Item("a1", "Thanks, merged!", "decision", "en"),
-        mod.Item("a2", "nit: this could be a dict comprehension", "review", "en"),
-    ]
-    second = [
-        mod.Item("b0", "+1, same here on 2.3", "chitchat", "en"),
-        mod.Item(
-            "b1", "The importer assumes one schema per tenant, so the migration stops there.", "context", "en"
-        ),
-    ]
+    rows = [mod.Item(f"m{i}", text, label, "en") for i, (text, label) in enumerate(THREAD_MESSAGES)]
+    first, second = rows[:3], rows[3:]
     model = Model.from_bytes(packaged_model("classes").to_bytes())
     found = mod.fit_kind_temperature(first + second, model, kinds=(None,), fold_of=[0, 0, 0, 1, 1])
     assert [f["fold"] for f in found["folds"]] == [0, 1] and [f["n"] for f in found["folds"]] == [3, 2]
