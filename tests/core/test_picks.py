@@ -151,6 +151,12 @@ NOT_GO_AHEADS = [
     "是的，我已经改好了",
     "si no funciona, revisa el log",
     "si tu peux, ajoute un test",
+    # a word that only opens with a yes
+    "yesterday the nightly build broke again",
+    "simplify the parser",
+    "surely this is a bug in the cache",
+    "japan locale shows the wrong date",
+    "jaja, no me lo esperaba",
 ]
 
 

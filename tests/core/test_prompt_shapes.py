@@ -23,6 +23,7 @@ from turnlens.core.prompt_shapes import (
     LIST_WHY,
     RULE_HEAD,
     RULE_WHY,
+    about_the_agent,
     asks,
     command_lines,
     lists_points,
@@ -76,6 +77,11 @@ LEFT_TO_THE_MODEL = [
     "ありがとうございます、助かりました",
     "hola, ¿qué tal?",
     "great, now the page loads",
+    # an interjection opens it
+    "hmm, let me think about that tonight",
+    "morning! back at it in ten minutes",
+    "jaja, no me lo esperaba",
+    "ha, that was quicker than I thought",
 ]
 
 
@@ -386,3 +392,50 @@ def test_a_prompt_settled_by_its_shape(
     assert shape(text)
     assert kind_evidence("prompt", text) == (classes, why)
     assert classify_unit(text, "prompt").task_class in classes
+
+
+# a person's question to the agent about itself: its identity, its model, what it can do or reach
+ABOUT_THE_AGENT = [
+    "what model are you?",
+    "which LLM is this",
+    "who are you?",
+    "tell me a little about yourself",
+    "what can you do?",
+    "are you still there?",
+    "can you see images?",
+    "do you have internet access?",
+    "你是什么模型？",
+    "你会什么？",
+    "あなたは何ができますか",
+    "무슨 모델이야?",
+    "¿qué modelo eres?",
+    "quem é você?",
+    "que peux-tu faire ?",
+    "was kannst du alles?",
+    "что ты умеешь?",
+]
+# questions that ask about the work, whatever words they share with those
+ABOUT_THE_WORK = [
+    "which model should we use for the ranking step?",
+    "what model does the importer load at startup?",
+    "can you see why the build fails?",
+    "how are you handling retries in the client?",
+    "what can you do about the flaky test?",
+    "who are you calling in this handler?",
+    "用什么模型比较好",
+    "这个库能做什么",
+    "¿qué puedes hacer con este error?",
+    "quel modèle utiliser pour la recherche ?",
+    "was kannst du mir zu diesem Fehler sagen",
+]
+
+
+@pytest.mark.parametrize("text", ABOUT_THE_AGENT)
+def test_a_question_to_the_agent_about_itself(text: str) -> None:
+    # the router leaves it no route (Part 2: a meta question is chat), however the model reads it
+    assert about_the_agent(text)
+
+
+@pytest.mark.parametrize("text", ABOUT_THE_WORK)
+def test_a_question_about_the_work_is_not_one(text: str) -> None:
+    assert not about_the_agent(text)

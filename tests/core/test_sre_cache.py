@@ -53,6 +53,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.prompt_shapes", "_CJK_SENTENCE_RE", 0),
     ("turnlens.core.prompt_shapes", "_ERROR_RE", 0),
     ("turnlens.core.prompt_shapes", "_ASKING_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_ABOUT_RE", re.IGNORECASE),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),
     ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),

@@ -261,3 +261,70 @@ def test_the_fast_path_agrees_with_the_plain_engine_in_every_language() -> None:
     pack = label_pack()
     for text, _ in SIGNALS_BY_LANGUAGE:
         assert score(text, pack).scores == score_plain(text, pack.rules, pack.categories), text
+
+
+class _SaysChat:
+    """A scorer that reads every prompt as chat, with coding second: what the model does with
+    a short request it reads few words in."""
+
+    def predict(self, text: str, rules: object) -> object:
+        from turnlens.learn.model import Prediction
+
+        probabilities = {"design": 0.05, "analysis": 0.1, "coding": 0.2, "bookkeeping": 0.05, "chat": 0.6}
+        return Prediction("chat", 0.6, probabilities)
+
+    def predict_explained(self, text: str, rules: object, each: int = 4, phrases: int = 5) -> object:
+        return self.predict(text, rules), ((), {}, ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "help me with this",
+        "list what we did today",
+        "看一下这个报错",
+        "ayúdame con el login",
+        "schau dir das an",
+    ],
+)
+def test_a_persons_request_is_never_chat(text: str) -> None:
+    # Part 2: chat is greetings, thanks, acknowledgements with no task; a request the model
+    # calls chat takes the most probable label that routes, and says why
+    from turnlens.router.labeler import REQUEST_WHY
+
+    got = label_text(text, scorer=_SaysChat())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence == REQUEST_WHY
+    assert got.confidence == pytest.approx(0.2 / 0.4)
+    assert got.probabilities is not None and got.probabilities["chat"] == 0.0
+    assert REQUEST_WHY in got.explain()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what model are you?",  # a question to the agent about itself
+        "你是什么模型？",
+        "yes do it",  # a bare go-ahead
+        "answer in Korean from now on",  # a standing rule with no task
+        "should be fine now",  # a report that it is done
+        "muchas gracias, de verdad",  # the pack's own chat words (a thanks)
+        "thanks a lot, that was quick",  # a social opening
+        "ok",  # too few words to ask
+    ],
+)
+def test_what_the_guide_calls_chat_stays_chat(text: str) -> None:
+    got = label_text(text, scorer=_SaysChat())  # type: ignore[arg-type]
+    assert got.label == "chat" and got.evidence is None
+
+
+def test_a_request_gets_a_route_the_user_sees_why() -> None:
+    from dataclasses import replace
+
+    from turnlens.router.labeler import REQUEST_WHY
+    from turnlens.router.resolve import resolve_offline
+    from turnlens.router.settings import DEFAULT
+
+    settings = replace(DEFAULT, label_model=_SaysChat())
+    route = resolve_offline("help me with this one please", settings)
+    assert route.routed and route.phase == "implement" and REQUEST_WHY in route.reason
+    assert not resolve_offline("what model are you?", settings).routed

@@ -26,13 +26,13 @@ to 60 words: further in, or in a long brief, the choice is part of a spec.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from turnlens.core.cjk import text_words
 from turnlens.core.prebuilt import IGNORECASE, compile_re
 
+TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
 if TYPE_CHECKING:
     import re
+    from typing import Final
 
 # the longest text read as a bare pick or go-ahead (code points, trimmed)
 PICK_MAX: Final = 48
@@ -74,7 +74,8 @@ _BARE = rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U00
 # (words as the learned features count them: two CJK characters make one: `core.cjk`)
 GO_AHEAD_MAX_WORDS: Final = 14
 # (a bare "si" is also "if" in Spanish and French: only with a comma or a stop after it)
-_YES = r"(?:yes|yeah|yep|yup|sure|sí|si(?=[ \t]*+[,，.!])|sim|oui|ja|да|是的|对的|はい|네)"
+# (a Latin or Cyrillic yes is a whole word: "yesterday", "simplify", "jaja" and "japan" are not)
+_YES = r"(?:(?:yes|yeah|yep|yup|sure|sí|sim|oui|ja|да)(?![\w'’-])|si(?=[ \t]*+[,，.!])|是的|对的|はい|네)"
 # what opens a statement rather than a directive: it reports, it does not decide
 _STATEMENT = (
     r"(?:(?:it|it['’]s|its|that|that['’]s|this|i|i['’]m|i['’]ve|we|we['’]re|the|there|they|you"

@@ -38,6 +38,13 @@ open with what such output opens with (an error or warning word and a colon, a t
 line, `path:line:column`, `npm ERR!`), and neither its first line nor its last may ask ("why?",
 "fix it", "怎么办"): with a question or a fix asked for, the model decides.
 
+A person's question to the agent about itself ("what model is this?", "who are you", "what can you
+do", "can you see images?", "你有什么技能", "何ができる？", "¿qué modelo eres?") asks for no work: the
+router's guide calls such a meta question chat (docs/labels.md, Part 2: chat), so the router,
+which gives a person's request a route, leaves this one none (`turnlens.router.labeler`). Only its
+identity, its model and what it can do or reach count, in the head of the prompt: "which model
+should we use for the classifier?" asks about the work.
+
 A person's prompt that sets a standing rule for the rest of the work ("answer in Korean from now
 on", "always run the linter before you commit", "以后都用中文回复", "これからは日本語で答えて") binds
 every later answer: a compaction that drops it lets the agent break it, so it is kept word for
@@ -76,7 +83,8 @@ ASK_WHY: Final = (
 _SOCIAL = (
     r"\A[^\w]{0,3}(?:"
     r"(?:hi|hey|hello|helo|hallo|halo|hiya|howdy|greetings|good (?:morning|afternoon|evening)"
-    r"|thanks|thank you|thx|ty|cheers|ok|okay|k|cool|nice|great|awesome|perfect|wow|lol|haha|wtf"
+    r"|thanks|thank you|thx|ty|cheers|ok|okay|k|cool|nice|great|awesome|perfect|wow|lol|haha|wtf|morning"
+    r"|h+m+|ha|hah|heh|hehe|jeje|jaja|jajaja|jiji"
     r"|really|bye|goodbye|hola|gracias|buenas|buenos d[ií]as|vale|genial|perfecto"
     r"|ol[aá]|oi|obrigad[oa]|valeu|beleza|bom dia|boa tarde|salut|bonjour|bonsoir|merci|coucou"
     r"|super|parfait|moin|servus|danke|guten (?:morgen|tag|abend)|ciao|grazie|buongiorno"
@@ -299,6 +307,55 @@ def lists_points(text: str) -> bool:
     # the first few points only: a long list is not read to its end
     points = zip(range(LIST_MIN_POINTS), _POINT_RE.finditer(text, 0, LIST_HEAD), strict=False)
     return sum(1 for _ in points) == LIST_MIN_POINTS
+
+
+# a question to the agent about itself: who or what model it is, what it can do or reach
+_END = r"(?=[ \t]*(?:[?？!.。！]|\Z))"  # the question ends there ("what can you do?", not "… about the bug")
+_ABOUT_THE_AGENT = (
+    r"\b(?:what|which)[ \t]+(?:model|llm|ai)(?:[ \t]+version)?[ \t]+(?:are[ \t]+you|is[ \t]+this|is[ \t]+that"
+    r"|am[ \t]+i|is[ \t]+running|do[ \t]+you[ \t]+(?:use|run))\b"
+    r"|\bwho[ \t]+are[ \t]+you"
+    + _END
+    + r"|\babout[ \t]+yourself\b|\bhow[ \t]+are[ \t]+you(?:[ \t]+(?:doing|today))?"
+    + _END
+    + r"|\bwhat[ \t]+(?:can[ \t]+you[ \t]+do|are[ \t]+you[ \t]+(?:able[ \t]+to[ \t]+do|capable[ \t]+of))(?:[ \t]+for[ \t]+me)?"
+    + _END
+    + r"|\bare[ \t]+you[ \t]+(?:still[ \t]+)?there"
+    + _END
+    + r"|\bare[ \t]+you[ \t]+an?[ \t]+(?:ai|bot|model|human|real[ \t]+person)\b"
+    r"|\b(?:do|can|could)[ \t]+you[ \t]+(?:have|see|read|access|remember|hear|recogni[sz]e|open)[ \t]+"
+    r"(?:images?|pictures?|photos?|screenshots?|(?:the[ \t]+)?internet|(?:the[ \t]+)?web|my[ \t]+(?:computer|screen|disk)"
+    r"|internet[ \t]+access|web[ \t]+access|skills?|tools?|memory)"
+    + _END
+    + r"|你是(?:谁|什么|哪个)|(?:你|这)是(?:什么|哪个)模型|你(?:有|会)(?:什么|哪些)(?:技能|能力|功能|工具)|你会什么"
+    + _END
+    + r"|你能(?:做什么|干什么)"
+    + _END
+    + r"|你能(?:识别|看到|看|读取?)(?:图片|图像|截图)|你能上网|你有.{0,12}(?:技能|能力|权限)吗"
+    r"|(?:あなた|君)は(?:誰|だれ|何)|(?:あなた|君)は何ができ|(?:どの|何の)モデル(?:です|なの)|画像を?(?:読め|見れ|認識でき)"
+    r"|너는[ \t]*누구|무슨[ \t]*모델이(?:야|에요|예요|니)"
+    r"|\bqu[eé][ \t]+modelo[ \t]+(?:eres|sos|usas|es[ \t]+este)\b|\bqu[eé][ \t]+puedes[ \t]+hacer"
+    + _END
+    + r"|\bqu[eé][ \t]+eres[ \t]+capaz\b|\bqui[eé]n[ \t]+eres\b|\btienes[ \t]+acceso[ \t]+a[ \t]+(?:internet|mi[ \t]+(?:computadora|ordenador|pc))\b"
+    r"|\b(?:voc[eê]|vc)[ \t]+(?:possui|tem)[ \t]+acesso[ \t]+(?:a|ao|à)[ \t]+(?:internet|meu[ \t]+(?:computador|pc))\b"
+    r"|\bqual[ \t]+(?:modelo[ \t]+(?:voc[eê][ \t]+[eé]|[eé][ \t]+voc[eê])|[eé][ \t]+o[ \t]+seu[ \t]+modelo)\b"
+    r"|\bquem[ \t]+[eé][ \t]+voc[eê]\b|\bo[ \t]+que[ \t]+voc[eê][ \t]+(?:pode|consegue)[ \t]+fazer"
+    + _END
+    + r"|\bqui[ \t]+es[ \t-]tu\b|\bquel[ \t]+mod[eè]le[ \t]+es[ \t-]tu\b|\bque[ \t]+(?:sais|peux)[ \t-]tu[ \t]+faire"
+    + _END
+    + r"|\bwer[ \t]+bist[ \t]+du\b|\bwelches[ \t]+modell[ \t]+bist[ \t]+du\b|\bwas[ \t]+kannst[ \t]+du(?:[ \t]+alles)?"
+    + _END
+    + r"|кто[ \t]+ты\b|как(?:ая|ой)[ \t]+ты[ \t]+модель|что[ \t]+ты[ \t]+умеешь"
+)
+# the head of a prompt read for a question to the agent about itself
+ABOUT_HEAD: Final = 300
+_ABOUT_RE = compile_re(_ABOUT_THE_AGENT, IGNORECASE)
+
+
+def about_the_agent(text: str) -> bool:
+    """Whether a person's prompt asks the agent about itself: its identity, its model, what it
+    can do or reach (see the module)."""
+    return _ABOUT_RE.search(text, 0, ABOUT_HEAD) is not None
 
 
 def standing_rule(text: str) -> bool:

@@ -4,6 +4,16 @@ Offline, deterministic and explainable: every label comes with its probability,
 the features that pushed it and the rules that fired (with the text they fired
 on), so a user can see why a prompt got its effort. It always answers one of
 the five labels; the rules alone (`use_model=False`) are kept for comparison.
+
+A person's request is never `chat` (docs/labels.md, Part 2: chat is greetings, thanks,
+acknowledgements *with no task*): the model reads few words in a short request ("帮我看下这个问题",
+"me ajude a resolver", "describe my project") and calls it chat, which gives work no route. A
+prompt that asks for something (`core.prompt_shapes.asks`: a few words, not opening on a
+greeting, a thanks or an acknowledgement) takes the most probable of the labels that route,
+unless the guide calls it chat: a bare pick or go-ahead (`core.picks.bare_pick`), a standing rule
+with no task of its own (`core.prompt_shapes.standing_rule`), a question to the agent about
+itself ("what model is this?": `core.prompt_shapes.about_the_agent`), or a report that something
+is done or works now, with no request (`core.outcomes.reports_done`).
 """
 
 from __future__ import annotations
@@ -14,6 +24,7 @@ from turnlens.core.prebuilt import compile_re
 from turnlens.core.record import Record
 from turnlens.core.rules import RulePack
 from turnlens.learn.infer import label_pack
+from turnlens.router.vocabulary import DEFAULTS
 
 TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
@@ -21,17 +32,31 @@ if TYPE_CHECKING:
     from turnlens.learn.phrases import Phrase
     from turnlens.learn.scorer import Scorer
 
-__all__ = ["Labeling", "label_pack", "label_text", "strip_directive"]
+__all__ = ["Labeling", "asks_for_work", "label_pack", "label_text", "strip_directive"]
 
 # A leading `/route <word>` is an instruction to the router, not part of the request.
 _DIRECTIVE = compile_re(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
+# the labels that say a prompt asks for no work: those the vocabulary gives no phase (chat)
+_NO_TASK = frozenset(label for label, phase in DEFAULTS.labels.items() if phase is None)
+# why a request's label is not one of them, for the explanation
+REQUEST_WHY = "a person's request asks for work: not chat"
 
 
 class Labeling(Record):
     """What the labeler said: a label (the rules alone: None when no rule fired), the rule
     scores, the evidence, and the model's confidence. (A frozen record, as a frozen dataclass.)"""
 
-    _fields = ("label", "scores", "signals", "confidence", "engine", "features", "probabilities", "phrases")
+    _fields = (
+        "label",
+        "scores",
+        "signals",
+        "confidence",
+        "engine",
+        "features",
+        "probabilities",
+        "phrases",
+        "evidence",
+    )
     __slots__ = _fields
     label: str | None
     scores: dict[str, int]
@@ -42,6 +67,8 @@ class Labeling(Record):
     probabilities: dict[str, float] | None
     # the words of the prompt that pushed the label (model engine, when explained)
     phrases: tuple[Phrase, ...]
+    # what the prompt's shape ruled out, and why (`REQUEST_WHY`), or None
+    evidence: str | None
 
     def __init__(
         self,
@@ -53,8 +80,9 @@ class Labeling(Record):
         features: tuple[Contribution, ...] = (),
         probabilities: dict[str, float] | None = None,
         phrases: tuple[Phrase, ...] = (),
+        evidence: str | None = None,
     ) -> None:
-        values = (label, scores, signals, confidence, engine, features, probabilities, phrases)
+        values = (label, scores, signals, confidence, engine, features, probabilities, phrases, evidence)
         for name, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, name, value)
 
@@ -67,6 +95,8 @@ class Labeling(Record):
             parts += [f'{s.rule} "{s.text}"' for s in self.signals if s.text and s.category == self.label][:2]
             if not parts:  # no words of its own pushed it: name the strongest signals
                 parts = [c.label() for c in self.features if c.kind == "d"][:2]
+            if self.evidence is not None:
+                parts.insert(0, self.evidence)
             return f"{self.label} {self.confidence:.0%}" + (f" ({', '.join(parts)})" if parts else "")
         if self.label is None:
             return "no label rule fired"
@@ -107,6 +137,14 @@ def label_text(
         prediction, (pushes, _, found) = scorer.predict_explained(body, result, each=3, phrases=3)
     else:
         prediction = scorer.predict(body, result)
+    evidence = None
+    # the pack's own chat words (a greeting, a thanks, small talk: more than a few plain words'
+    # point) keep the chat answer
+    if prediction.label in _NO_TASK and result.scores.get(prediction.label, 0) < 2 and asks_for_work(body):
+        from turnlens.learn.model import Model
+
+        work = tuple(label for label in prediction.probabilities if label not in _NO_TASK)
+        prediction, evidence = Model.restrict(prediction, work), REQUEST_WHY
     return Labeling(
         prediction.label,
         result.scores,
@@ -116,4 +154,18 @@ def label_text(
         features=pushes,
         probabilities=prediction.probabilities,
         phrases=found,
+        evidence=evidence,
     )
+
+
+def asks_for_work(text: str) -> bool:
+    """Whether a prompt is a person's request for work (see the module): it asks, and is not
+    one of the prompts Part 2 calls chat (a bare pick or go-ahead, a standing rule with no task,
+    a question to the agent about itself, a report that something is done)."""
+    from turnlens.core.outcomes import reports_done
+    from turnlens.core.picks import bare_pick
+    from turnlens.core.prompt_shapes import about_the_agent, asks, standing_rule
+
+    if not asks(text):
+        return False
+    return not (bare_pick(text) or standing_rule(text) or about_the_agent(text) or reports_done(text))
