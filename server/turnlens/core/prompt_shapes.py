@@ -39,7 +39,7 @@ line, `path:line:column`, `npm ERR!`), and neither its first line nor its last m
 "fix it", "怎么办"): with a question or a fix asked for, the model decides.
 
 A person's question to the agent about itself ("what model is this?", "who are you", "what can you
-do", "can you see images?", "你有什么技能", "何ができる？", "¿qué modelo eres?") asks for no work: the
+do", "can you see images?", "你会什么？", "何ができる？", "¿qué modelo eres?") asks for no work: the
 router's guide calls such a meta question chat (docs/labels.md, Part 2: chat), so the router,
 which gives a person's request a route, leaves this one none (`turnlens.router.labeler`). Only its
 identity, its model and what it can do or reach count, in the head of the prompt: "which model

@@ -6,8 +6,8 @@ on), so a user can see why a prompt got its effort. It always answers one of
 the five labels; the rules alone (`use_model=False`) are kept for comparison.
 
 A person's request is never `chat` (docs/labels.md, Part 2: chat is greetings, thanks,
-acknowledgements *with no task*): the model reads few words in a short request ("帮我看下这个问题",
-"me ajude a resolver", "describe my project") and calls it chat, which gives work no route. A
+acknowledgements *with no task*): the model reads few words in a short request ("help me with
+this", "看一下这个报错", "ayúdame con el login") and calls it chat, which gives work no route. A
 prompt that asks for something (`core.prompt_shapes.asks`: a few words, not opening on a
 greeting, a thanks or an acknowledgement) takes the most probable of the labels that route,
 unless the guide calls it chat: a bare pick or go-ahead (`core.picks.bare_pick`), a standing rule
