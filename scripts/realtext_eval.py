@@ -123,13 +123,6 @@ CONVERSATION_KINDS: tuple[str | None, ...] = (None,)
 KIND_GROUPS: tuple[tuple[str | None, ...], ...] = (AGENT_KINDS, PERSON_KINDS, CONVERSATION_KINDS)
 
 
-def kind_key(kind: str | None) -> str:
-    """The name a kind's further temperature is kept under in a model file."""
-    from turnlens.learn.model import CONVERSATION
-
-    return kind if kind is not None else CONVERSATION
-
-
 def unit_kind(kind: str | None) -> str | None:
     """A labelled unit's kind in the session readers' words (turnlens.pipeline.units): the
     real sets name kinds as their exporters do (`tool-call:shell`, `tool:read/read_file`,
@@ -481,12 +474,22 @@ def fit_kind_temperature(
     from turnlens.classifier import classify_unit
     from turnlens.core.rules import builtin_pack, with_model
     from turnlens.learn.metrics import calibration_error
+    from turnlens.learn.model import temperature_key
 
     pack = with_model(builtin_pack("default"), model)
     picked = [i for i, it in enumerate(items) if unit_kind(it.kind) in kinds]
     chosen = [items[i] for i in picked]
     fold = [fold_of[i] for i in picked] if fold_of is not None else [i % folds for i in range(len(chosen))]
     grid = [round(0.2 + 0.01 * i, 2) for i in range(281)]
+
+    def figures(outs: list[Outcome]) -> dict[str, float]:
+        n = len(outs)
+        return {
+            "accuracy": sum(o.label == o.got for o in outs) / n if n else 0.0,
+            "ece": calibration_error(outs) if n else 0.0,
+            "mean_confidence": sum(o.confidence for o in outs) / n if n else 0.0,
+        }
+
     before = dict(model.kind_temperatures)
     try:
         model.kind_temperatures = {}
@@ -508,7 +511,7 @@ def fit_kind_temperature(
             return min(grid, key=lambda t: (nll(rows, t), abs(t - 1.0)))
 
         def answered(t: float, rows: Sequence[int]) -> list[Outcome]:
-            model.kind_temperatures = {kind_key(k): t for k in kinds} if t != 1.0 else {}
+            model.kind_temperatures = {temperature_key(k): t for k in kinds} if t != 1.0 else {}
             out = []
             for i in rows:
                 it = chosen[i]
@@ -537,29 +540,19 @@ def fit_kind_temperature(
                     "fold": f,
                     "n": len(test),
                     "temperature": t,
-                    "without": [raw[i] for i in test],
-                    "crossfit": answers,
+                    "without": figures([raw[i] for i in test]),
+                    "crossfit": figures(answers),
                 }
             )
     finally:
         model.kind_temperatures = before
 
-    def figures(outs: list[Outcome]) -> dict[str, float]:
-        n = len(outs)
-        return {
-            "accuracy": sum(o.label == o.got for o in outs) / n if n else 0.0,
-            "ece": calibration_error(outs) if n else 0.0,
-            "mean_confidence": sum(o.confidence for o in outs) / n if n else 0.0,
-        }
-
     return {
-        "kinds": [kind_key(k) for k in kinds],
+        "kinds": [temperature_key(k) for k in kinds],
         "n": len(chosen),
         "temperature": fitted,
         "per_fold": per_fold,
-        "folds": [
-            {**f, "without": figures(f["without"]), "crossfit": figures(f["crossfit"])} for f in fold_figures
-        ],
+        "folds": fold_figures,
         "without": figures(raw),
         "crossfit": figures(xfit),
         "all_units": {"n": len(items), "without": figures(raw + others), "crossfit": figures(xfit + others)},

@@ -34,6 +34,9 @@ from turnlens.core.rules import builtin_pack
 
 ASKS = [
     "align the cards to the left",
+    # a word that opens a social prompt when a stop follows it, and a sentence when none does
+    "ha fallado el login desde ayer",
+    "morning standup notes are missing from the wiki",
     "summarise what this repo does",
     "Can you walk me through the auth flow?",
     "No orders show up on the dashboard",

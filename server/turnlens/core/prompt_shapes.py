@@ -83,13 +83,16 @@ ASK_WHY: Final = (
 _SOCIAL = (
     r"\A[^\w]{0,3}(?:"
     r"(?:hi|hey|hello|helo|hallo|halo|hiya|howdy|greetings|good (?:morning|afternoon|evening)"
-    r"|thanks|thank you|thx|ty|cheers|ok|okay|k|cool|nice|great|awesome|perfect|wow|lol|haha|wtf|morning"
-    r"|h+m+|ha|hah|heh|hehe|jeje|jaja|jajaja|jiji"
+    r"|thanks|thank you|thx|ty|cheers|ok|okay|k|cool|nice|great|awesome|perfect|wow|lol|haha|wtf"
+    r"|h+m+|hehe|jeje|jaja|jajaja|jiji"
     r"|really|bye|goodbye|hola|gracias|buenas|buenos d[ií]as|vale|genial|perfecto"
     r"|ol[aá]|oi|obrigad[oa]|valeu|beleza|bom dia|boa tarde|salut|bonjour|bonsoir|merci|coucou"
     r"|super|parfait|moin|servus|danke|guten (?:morgen|tag|abend)|ciao|grazie|buongiorno"
     r"|привет|здравствуй(?:те)?|спасибо|ладно|отлично|круто|merhaba|selam|te[sş]ekk[uü]rler"
     r"|xin ch[aà]o|c[aả]m [oơ]n)(?![\w'’-])"
+    # words that open a sentence too ("ha fallado el build", "morning standup notes"): only
+    # when a stop follows them
+    r"|(?:ha|hah|heh|morning)(?=[ \t]*[,.!…~])"
     r"|你好|您好|谢谢|感谢|多谢|好的|好吧|嗯|哈哈|辛苦|こんにちは|こんばんは|おはよう|ありがと|どうも"
     r"|了解|お疲れ|すごい|안녕|감사|고마워|좋아요|좋네|알겠"
     r")"

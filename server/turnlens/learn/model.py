@@ -290,7 +290,7 @@ class Model:
         """The further temperature of a unit of `kind` (1.0: none; see `kind_temperatures`); a
         conversation turn (no kind: a thread message, a chat export's turn) has its own, under
         `CONVERSATION`."""
-        return self.kind_temperatures.get(kind if kind is not None else CONVERSATION, 1.0)
+        return self.kind_temperatures.get(temperature_key(kind), 1.0)
 
     @staticmethod
     def at_temperature(prediction: Prediction, temperature: float) -> Prediction:
@@ -465,6 +465,13 @@ MAX_KIND_TEMPERATURES = 16
 # thread message, a chat export's turn) is what the base temperature was first fitted on, and
 # real threads keep being answered less sure than they are right (docs/labels.md, Calibration)
 CONVERSATION = "conversation"
+
+
+def temperature_key(kind: str | None) -> str:
+    """The name a unit kind's further temperature is kept under in `kind_temperatures`."""
+    return kind if kind is not None else CONVERSATION
+
+
 _KIND_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_")
 _CLASS_NAME = 40
 

@@ -40,6 +40,9 @@ _DIRECTIVE = compile_re(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
 _NO_TASK = frozenset(label for label, phase in DEFAULTS.labels.items() if phase is None)
 # why a request's label is not one of them, for the explanation
 REQUEST_WHY = "a person's request asks for work: not chat"
+# the pack's chat score that says chat in words of its own: a greeting, a thanks or small talk
+# weighs 2 or more, where `chat.few-words` (a few plain words, which a short request is too) weighs 1
+OWN_CHAT_WORDS = 2
 
 
 class Labeling(Record):
@@ -138,9 +141,9 @@ def label_text(
     else:
         prediction = scorer.predict(body, result)
     evidence = None
-    # the pack's own chat words (a greeting, a thanks, small talk: more than a few plain words'
-    # point) keep the chat answer
-    if prediction.label in _NO_TASK and result.scores.get(prediction.label, 0) < 2 and asks_for_work(body):
+    # the pack's own chat words keep the chat answer
+    said_chat = result.scores.get(prediction.label, 0) >= OWN_CHAT_WORDS
+    if prediction.label in _NO_TASK and not said_chat and asks_for_work(body):
         from turnlens.learn.model import Model
 
         work = tuple(label for label in prediction.probabilities if label not in _NO_TASK)
