@@ -21,6 +21,7 @@ from turnlens.core.prompt_shapes import (
     ERROR_WHY,
     LIST_HEAD,
     LIST_WHY,
+    REPORT_MAX,
     RULE_HEAD,
     RULE_WHY,
     about_the_agent,
@@ -28,6 +29,7 @@ from turnlens.core.prompt_shapes import (
     command_lines,
     lists_points,
     pasted_error,
+    plain_report,
     standing_rule,
 )
 from turnlens.core.rules import builtin_pack
@@ -442,3 +444,55 @@ def test_a_question_to_the_agent_about_itself(text: str) -> None:
 @pytest.mark.parametrize("text", ABOUT_THE_WORK)
 def test_a_question_about_the_work_is_not_one(text: str) -> None:
     assert not about_the_agent(text)
+
+
+PLAIN_REPORTS = [
+    "the preview still doesn't show",
+    "nothing happens when I click save",
+    "it works locally but the deployed page is blank",
+    "la página sigue en blanco",
+    "o botão de salvar não funciona\ndepois do login",  # two lines
+    "le menu ne s'affiche toujours pas",
+    "登录页还是不显示",
+    "ボタンを押しても何も起きない",
+    "сайт не открывается",
+]
+NOT_PLAIN_REPORTS = [
+    "the preview still doesn't show, fix it",  # a fix asked for
+    "still broken. can you repair the login?",
+    "la página no carga, arréglalo",
+    "o botão não funciona, corrija",
+    "le menu ne s'affiche pas, corrige-le",
+    "die Tabelle wird nicht angezeigt, bitte behebe das",
+    "сайт не открывается, исправь",
+    "登录页还是不显示，改一下",
+    "ボタンが動かない、直して",
+    "버튼이 안 눌려요 고쳐줘",
+    "the banner should only show on the home page",  # a requirement stated
+    "the list must stay sorted after a refresh",
+    "TypeError: x is undefined",  # a pasted error
+    "still the same:\nsrc/app.ts:14:9 - error TS2322: Type 'string' is not assignable",
+    "one\ntwo\nthree",  # three lines
+    "",
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_REPORTS)
+def test_a_plain_report_tells_and_asks_no_change(text: str) -> None:
+    assert plain_report(text)
+
+
+@pytest.mark.parametrize("text", NOT_PLAIN_REPORTS)
+def test_a_change_asked_a_requirement_or_a_paste_is_no_plain_report(text: str) -> None:
+    assert not plain_report(text)
+
+
+def test_a_plain_report_is_a_few_words() -> None:
+    text = "the chart is empty " * 20
+    assert len(text.strip()) > REPORT_MAX and not plain_report(text)
+    assert plain_report(text[: REPORT_MAX - 20])
+
+
+@pytest.mark.parametrize("word", ["prefix", "fixture", "mustard", "development", "debenture"])
+def test_a_word_that_only_holds_a_change_word_is_not_one(word: str) -> None:
+    assert plain_report(f"the {word} page is blank")

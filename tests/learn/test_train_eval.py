@@ -116,7 +116,7 @@ def test_a_model_of_several_fits_is_the_mean_of_its_fits() -> None:
     assert max(abs(b - sum(s.bias[j] for s in singles) / 3) for j, b in enumerate(mean.bias)) < 1e-5
     # the fits differ (else averaging would be a no-op and this test could not fail)
     assert singles[0].weights[0].tobytes() != singles[1].weights[0].tobytes()
-    assert TASK_SETTINGS["classes"].fits == 3
+    assert TASK_SETTINGS["classes"].fits == 3 and TASK_SETTINGS["labels"].fits == 3
 
 
 def test_usage_errors(cli: Cli, tmp_path: Path) -> None:

@@ -73,6 +73,9 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.core.prompt_shapes._ASKING_RE[0]",
         # a person's question to the agent about itself (the router leaves it no route)
         "turnlens.core.prompt_shapes._ABOUT_RE[0]",
+        # a plain report: a pasted error anywhere in it, a change asked for or a requirement
+        "turnlens.core.prompt_shapes._PASTED_RE[0]",
+        "turnlens.core.prompt_shapes._CHANGE_RE[0]",
     ):
         assert name in patterns, name
     assert len(patterns) > 120 and sum(name.startswith("pack:") for name in patterns) > 90

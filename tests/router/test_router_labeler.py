@@ -328,3 +328,88 @@ def test_a_request_gets_a_route_the_user_sees_why() -> None:
     route = resolve_offline("help me with this one please", settings)
     assert route.routed and route.phase == "implement" and REQUEST_WHY in route.reason
     assert not resolve_offline("what model are you?", settings).routed
+
+
+class _SaysCoding(_SaysChat):
+    """A scorer that reads every prompt as coding, with analysis, then design second: what the
+    model does with a symptom told or a plan asked for, whose words it met in requests for code."""
+
+    def predict(self, text: str, rules: object) -> object:
+        from turnlens.learn.model import Prediction
+
+        probabilities = {"design": 0.15, "analysis": 0.2, "coding": 0.5, "bookkeeping": 0.1, "chat": 0.05}
+        return Prediction("coding", 0.5, probabilities)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the preview still doesn't show",
+        "the export button does nothing when I click it, nothing happens",
+        "la página sigue sin cargar después del login",
+        "o botão de salvar não funciona",
+        "le menu ne s'affiche toujours pas",
+        "die Tabelle wird nicht angezeigt",
+        "登录页还是不显示",
+        "сайт не открывается после обновления",
+    ],
+)
+def test_a_symptom_told_is_analysis(text: str) -> None:
+    # Part 2: a symptom told in words with no ask is analysis: the agent must find out why first
+    from turnlens.router.labeler import SYMPTOM_WHY
+
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "analysis" and got.evidence == SYMPTOM_WHY, text
+    assert got.confidence == pytest.approx(0.2 / 0.25)
+    assert SYMPTOM_WHY in got.explain()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the preview still doesn't show, fix it",  # a fix asked for: coding, as "fix it" with an error
+        "the preview still doesn't show. please fix",
+        "登录页还是不显示，修复一下",
+        "la página no carga, arréglalo",
+        "the sidebar should not show on the login page",  # a requirement, not a symptom
+        "add a retry: the upload still fails on slow networks",  # a coding rule fired
+        "still not working:\nTypeError: cannot read properties of undefined (reading 'id')",  # a pasted error
+        "it doesn't work\n\nthe save button\n\nthe delete button\n\nthe export",  # more than two lines
+        "nothing happens "
+        + "when I press the button and wait for the list " * 8,  # too long to be a few words
+        "add a dark mode toggle to the settings page",  # no symptom told
+    ],
+)
+def test_a_symptom_with_a_change_asked_is_left_to_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence is None, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "write the implementation plan to PLAN.md before touching any code",
+        "read the codebase and create the design doc for the sync feature",
+        "haz un plan de implementación para la migración",
+        "先写一份开发计划，列出每一步",
+    ],
+)
+def test_a_plan_asked_for_is_not_coding(text: str) -> None:
+    # Part 2: a design document, a plan or an RFC is design; the model picks among the labels that
+    # route, coding left out (here analysis is its next choice: a plan to audit reads so)
+    from turnlens.router.labeler import PLAN_WHY
+
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "analysis" and got.evidence == PLAN_WHY, text
+    assert got.probabilities is not None and got.probabilities["coding"] == 0.0
+    assert got.probabilities["chat"] == 0.0
+    assert got.confidence == pytest.approx(0.2 / 0.45)
+
+
+def test_the_shipped_labeler_reads_a_symptom_and_a_plan_as_the_guide_does() -> None:
+    from turnlens.router.resolve import resolve_offline
+
+    assert label_text("the preview still doesn't show").label == "analysis"
+    assert label_text("write the implementation plan to PLAN.md first").label != "coding"
+    route = resolve_offline("the preview still doesn't show after the deploy")
+    assert route.routed and route.phase == "reflect"

@@ -45,6 +45,14 @@ which gives a person's request a route, leaves this one none (`turnlens.router.l
 identity, its model and what it can do or reach count, in the head of the prompt: "which model
 should we use for the classifier?" asks about the work.
 
+A person's prompt that tells something in a few words and asks for no change ("the preview still
+doesn't show", "la página sigue en blanco", "登录页还是不显示") is a plain report: at most
+`REPORT_MAX_LINES` lines and `REPORT_MAX` characters, no error or log pasted in it (those are
+settled by their own words: docs/labels.md, Part 2), no fix asked for ("fix it", "arréglalo",
+"修复一下", "直して") and no requirement stated ("it should only show on …", "必须"). The router
+reads a plain report that tells a symptom as analysis: its cause must be found first
+(`turnlens.router.labeler`).
+
 A person's prompt that sets a standing rule for the rest of the work ("answer in Korean from now
 on", "always run the linter before you commit", "以后都用中文回复", "これからは日本語で答えて") binds
 every later answer: a compaction that drops it lets the agent break it, so it is kept word for
@@ -73,6 +81,9 @@ SOCIAL_HEAD: Final = 40
 LIST_WHY: Final = "a person's prompt that lists three points or more is kept word for word"
 COMMANDS_WHY: Final = "a person's prompt that is nothing but shell command lines is code"
 ERROR_WHY: Final = "a person's prompt that is an error or a warning pasted with no request is code"
+# a plain report: at most this many non-blank lines and characters (trimmed)
+REPORT_MAX_LINES: Final = 2
+REPORT_MAX: Final = 300
 ASK_WHY: Final = (
     "a person's prompt of a few words that says what to do or asks about the work is a request:"
     " context, or a spec, a decision or code, not chitchat or a review"
@@ -152,6 +163,24 @@ _ASKING = (
 )
 # the characters of a prompt read for a pasted error's opening
 ERROR_HEAD: Final = 400
+# an error or a log pasted anywhere in a prompt: what the output of a tool holds and prose does not
+# (a word ending in "Error" and a colon, a traceback's first line, `path:line:column`); literal
+# alternatives, so that a search is linear however long the text
+_PASTED = (
+    r"(?:Error|Exception|Warning|error|warning|ERROR|WARN|FATAL)[ \t]*+:|Traceback \(most recent call last\)"
+    r"|npm ERR!|\w:\d++:\d++"
+)
+# a change asked for in words, or a requirement stated, in the guide's languages: what makes a
+# report a request (a Latin word must end there: "prefix", "fixture" and "mustard" are words;
+# the Chinese and Japanese verbs of changing and mending, 改 and 修, are enough alone: "改好",
+# "修复", "修正して")
+_CHANGE = (
+    r"\b(?:fix|fixes|fixed|fixing|repair|arr[eé]gl\w*|corr[ií]g\w*|corr[ií]j\w*|conserta\w*|cons[eé]rt\w*"
+    r"|r[ée]pare[rz]?|behebe\w*|korrigiere\w*|repariere\w*|исправ\w*|почин\w*|correggi\w*|ripara\w*|sửa"
+    r"|should|shouldn['’]?t|must|mustn['’]?t|shall|has to|have to|need to|needs to|debe|deben|deber[ií]a\w*|deve|devem|deveria\w*|doit|doivent"
+    r"|soll\w*|muss\w*|должн\w*|dovrebbe)\b"
+    r"|[修改]|应该|應該|必须|必須|直して|直す|べき|고쳐|수정|해야"
+)
 # the longest prompt read as command lines (characters, trimmed)
 COMMANDS_MAX: Final = 800
 
@@ -270,6 +299,8 @@ _CJK_SENTENCE_RE = compile_re(_CJK_SENTENCE)
 _ERROR_RE = compile_re(_ERROR)
 _ASKING_RE = compile_re(_ASKING, IGNORECASE)
 _STANDING_RE = compile_re(_STANDING, IGNORECASE)
+_PASTED_RE = compile_re(_PASTED)
+_CHANGE_RE = compile_re(_CHANGE, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -303,6 +334,17 @@ def pasted_error(text: str) -> bool:
         return False
     lines = [line for line in body.splitlines() if line.strip()]
     return _ASKING_RE.search(lines[0]) is None and _ASKING_RE.search(lines[-1]) is None
+
+
+def plain_report(text: str) -> bool:
+    """Whether a person's prompt tells something in a few words and asks for no change (see the
+    module): the router reads such a prompt that tells a symptom as analysis."""
+    body = text.strip()
+    if not body or len(body) > REPORT_MAX:
+        return False
+    if sum(1 for line in body.splitlines() if line.strip()) > REPORT_MAX_LINES:
+        return False
+    return _PASTED_RE.search(body) is None and _CHANGE_RE.search(body) is None
 
 
 def lists_points(text: str) -> bool:
