@@ -218,10 +218,14 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
     return texts
 
 
+_USER_QUERY = re.compile(r"<user_query>(.*?)</user_query>", re.DOTALL)
+
+
 def json_strings(text: str) -> list[str]:
     """Every string value of a JSON or JSON Lines file, as is and stripped: the last resort for
     a file no reader takes (a prompt history such as `~/.claude/history.jsonl` or
-    `~/.codex/history.jsonl`, where each line holds one prompt the person typed)."""
+    `~/.codex/history.jsonl`, where each line holds one prompt the person typed; a Cursor agent
+    transcript, whose person's turns are wrapped in `<user_query>` tags, read inside them)."""
     docs: list[Any] = []
     try:
         docs.append(json.loads(text))
@@ -237,6 +241,8 @@ def json_strings(text: str) -> list[str]:
         item = stack.pop()
         if isinstance(item, str):
             out += [item, item.strip()]
+            # a Cursor agent transcript wraps what the person typed in `<user_query>` tags
+            out += [m.group(1).strip() for m in _USER_QUERY.finditer(item)]
         elif isinstance(item, dict):
             stack.extend(reversed(list(item.values())))
         elif isinstance(item, list):

@@ -303,3 +303,25 @@ def test_a_prompt_history_comes_back_by_its_strings(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in (cache / "hist.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [(r["id"], r["text"]) for r in rows] == [("h1", typed[0]), ("h2", typed[1].strip())]
     assert rebuild.json_strings('{"a": ["x", {"b": " y "}], "n": 3}') == ["x", "x", " y ", "y"]
+
+
+def test_a_cursor_transcripts_prompts_are_read_inside_their_tags() -> None:
+    """A Cursor agent transcript wraps what the person typed in `<user_query>` tags: the text
+    inside them comes back (trimmed), and an agent's reply holds no such tag."""
+    rebuild = _load("realtext_rebuild")
+    lines = [
+        {
+            "role": "user",
+            "message": {
+                "content": [{"type": "text", "text": "<user_query>\nwhy is the map blank?\n</user_query>"}]
+            },
+        },
+        {
+            "role": "assistant",
+            "message": {"content": [{"type": "text", "text": "Let me look at the tiles."}]},
+        },
+    ]
+    body = "".join(json.dumps(line) + "\n" for line in lines)
+    strings = rebuild.json_strings(body)
+    assert "why is the map blank?" in strings
+    assert strings.count("why is the map blank?") == 1 and "Let me look at the tiles." in strings

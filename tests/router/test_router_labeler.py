@@ -331,8 +331,8 @@ def test_a_request_gets_a_route_the_user_sees_why() -> None:
 
 
 class _SaysCoding(_SaysChat):
-    """A scorer that reads every prompt as coding, with analysis, then design second: what the
-    model does with a symptom told or a plan asked for, whose words it met in requests for code."""
+    """A scorer that reads every prompt as coding, with analysis second: what the model does with
+    a symptom told, whose words it met in requests for code."""
 
     def predict(self, text: str, rules: object) -> object:
         from turnlens.learn.model import Prediction
@@ -385,31 +385,12 @@ def test_a_symptom_with_a_change_asked_is_left_to_the_model(text: str) -> None:
     assert got.label == "coding" and got.evidence is None, text
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "write the implementation plan to PLAN.md before touching any code",
-        "read the codebase and create the design doc for the sync feature",
-        "haz un plan de implementación para la migración",
-        "先写一份开发计划，列出每一步",
-    ],
-)
-def test_a_plan_asked_for_is_not_coding(text: str) -> None:
-    # Part 2: a design document, a plan or an RFC is design; the model picks among the labels that
-    # route, coding left out (here analysis is its next choice: a plan to audit reads so)
-    from turnlens.router.labeler import PLAN_WHY
-
-    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
-    assert got.label == "analysis" and got.evidence == PLAN_WHY, text
-    assert got.probabilities is not None and got.probabilities["coding"] == 0.0
-    assert got.probabilities["chat"] == 0.0
-    assert got.confidence == pytest.approx(0.2 / 0.45)
-
-
-def test_the_shipped_labeler_reads_a_symptom_and_a_plan_as_the_guide_does() -> None:
+def test_the_shipped_labeler_reads_a_symptom_as_the_guide_does() -> None:
+    from turnlens.router.labeler import SYMPTOM_WHY
     from turnlens.router.resolve import resolve_offline
 
     assert label_text("the preview still doesn't show").label == "analysis"
-    assert label_text("write the implementation plan to PLAN.md first").label != "coding"
+    told = label_text("il pulsante non funziona più")
+    assert told.label == "analysis" and told.evidence == SYMPTOM_WHY
     route = resolve_offline("the preview still doesn't show after the deploy")
     assert route.routed and route.phase == "reflect"

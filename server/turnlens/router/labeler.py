@@ -15,17 +15,12 @@ with no task of its own (`core.prompt_shapes.standing_rule`), a question to the 
 itself ("what model is this?": `core.prompt_shapes.about_the_agent`), or a report that something
 is done or works now, with no request (`core.outcomes.reports_done`).
 
-Two more of the guide's rules the model's words outweigh; where the label pack's rule says the
-prompt is one of them, the labeler answers as the guide does:
-
-- A symptom told in a few words with no change asked for ("the preview still doesn't show", "la
-  página sigue en blanco": the pack's `analysis.symptom`, no coding rule fired, and a plain
-  report, `core.prompt_shapes.plain_report`) is analysis, not coding: the agent must find out why
-  first. With "fix it", a requirement ("it should …") or a pasted error, the model decides.
-- A plan named as the work ("write the implementation plan to PLAN.md first", "create the design
-  doc": the pack's `design.plan-doc`) is not coding: the deliverable is the plan (design), or,
-  when the plan is to be read or audited, the reading (analysis); the model picks among the labels
-  that route, coding left out.
+A symptom told in a few words with no change asked for ("still not working after the update", "o
+botão de salvar não funciona") is analysis (Part 2: the agent must find out why first), which the
+model's words outweigh: they met such words in requests for code. Where the label pack's
+`analysis.symptom` fired, no coding rule did, and the prompt is a plain report
+(`core.prompt_shapes.plain_report`: no "fix it", no requirement such as "it should …", no error
+pasted, a line or two), the labeler answers analysis (or chat, when the model finds that likelier).
 """
 
 from __future__ import annotations
@@ -53,14 +48,12 @@ _DIRECTIVE = compile_re(r"\A[ \t\r\n]*/route[ \t]+\S+[ \t]*")
 _NO_TASK = frozenset(label for label, phase in DEFAULTS.labels.items() if phase is None)
 # why a request's label is not one of them, for the explanation
 REQUEST_WHY = "a person's request asks for work: not chat"
-# the label pack's rules read as the guide's evidence (see the module), the label each leads to
-# or rules out, and why, for the explanation
+# the label pack's rule that tells a symptom (see the module), the label a plain report of one
+# takes, the label whose rules ask for a change, and why, for the explanation
 SYMPTOM_RULE = "analysis.symptom"
-PLAN_RULE = "design.plan-doc"
 _FIND_OUT = "analysis"
 _CHANGE_CODE = "coding"
 SYMPTOM_WHY = "a symptom told, no change asked: its cause comes first"
-PLAN_WHY = "a plan is the work asked for: not code"
 # the pack's chat score that says chat in words of its own: a greeting, a thanks or small talk
 # weighs 2 or more, where `chat.few-words` (a few plain words, which a short request is too) weighs 1
 OWN_CHAT_WORDS = 2
@@ -186,7 +179,7 @@ def label_text(
 
 def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[Prediction, str | None]:
     """The model's routing answer, or the answer the guide gives where the pack's rule says the
-    prompt is a symptom told or a plan asked for (see the module), with why."""
+    prompt tells a symptom and asks for no change (see the module), with why."""
     fired = {s.rule for s in result.signals}
     if SYMPTOM_RULE in fired and prediction.label != _FIND_OUT and not result.scores.get(_CHANGE_CODE):
         from turnlens.core.prompt_shapes import plain_report
@@ -196,11 +189,6 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
 
             allowed = tuple(c for c in prediction.probabilities if c == _FIND_OUT or c in _NO_TASK)
             return Model.restrict(prediction, allowed), SYMPTOM_WHY
-    if PLAN_RULE in fired and prediction.label == _CHANGE_CODE:
-        from turnlens.learn.model import Model
-
-        allowed = tuple(c for c in prediction.probabilities if c != _CHANGE_CODE and c not in _NO_TASK)
-        return Model.restrict(prediction, allowed), PLAN_WHY
     return prediction, None
 
 
