@@ -208,6 +208,8 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
     Markdown log, then its `---`-separated parts too (how a part of a long agent turn was
     taken: one tool use, one thinking block, one paragraph of narration)."""
     texts = [t for t, _, _ in units]
+    # a unit as a collector took it, trimmed (a Codex IDE turn's request ends on a newline)
+    texts += [t.strip() for t in texts if t != t.strip()]
     if path.lower().endswith((".json", ".jsonl")):
         texts += json_strings(text)
     if path.lower().endswith((".md", ".markdown")):

@@ -31,6 +31,7 @@ from turnlens.core.prompt_shapes import (
     pasted_error,
     plain_report,
     standing_rule,
+    tells_failure,
 )
 from turnlens.core.rules import builtin_pack
 
@@ -496,3 +497,35 @@ def test_a_plain_report_is_a_few_words() -> None:
 @pytest.mark.parametrize("word", ["prefix", "fixture", "mustard", "development", "debenture"])
 def test_a_word_that_only_holds_a_change_word_is_not_one(word: str) -> None:
     assert plain_report(f"the {word} page is blank")
+
+
+FAILURES_SEEN = [
+    "the worker keeps crashing after a deploy",
+    "the upload is stuck at 99 %",
+    "I can't log in with the new password",
+    "la app no funcionó después del cambio",
+    "o app ainda trava no splash",
+    "ça plante au démarrage",
+    "die App stürzt beim Start ab",
+    "la pagina si blocca",
+    "приложение вылетает при запуске",
+    "打开就闪退",
+    "アプリが起動しない",
+    "로그인 버튼 동작 안 해",
+]
+NOT_FAILURES_SEEN = [
+    "add a retry when the upload fails",
+    "keep the crash reporter as it is",
+    "the build is down to 40 seconds, nice",
+    "make the login page stick to the top",
+]
+
+
+@pytest.mark.parametrize("text", FAILURES_SEEN)
+def test_a_failure_told_as_it_is_seen(text: str) -> None:
+    assert tells_failure(text)
+
+
+@pytest.mark.parametrize("text", NOT_FAILURES_SEEN)
+def test_words_of_failure_in_a_request_are_no_failure_seen(text: str) -> None:
+    assert not tells_failure(text)

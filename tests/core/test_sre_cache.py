@@ -56,6 +56,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.prompt_shapes", "_ABOUT_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_PASTED_RE", 0),
     ("turnlens.core.prompt_shapes", "_CHANGE_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_FAILURE_SEEN_RE", re.IGNORECASE),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),
     ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),

@@ -325,3 +325,11 @@ def test_a_cursor_transcripts_prompts_are_read_inside_their_tags() -> None:
     strings = rebuild.json_strings(body)
     assert "why is the map blank?" in strings
     assert strings.count("why is the map blank?") == 1 and "Let me look at the tiles." in strings
+
+
+def test_a_unit_comes_back_trimmed_too() -> None:
+    """A collector trims what it takes (a Codex IDE turn's request ends on a newline): each unit's
+    text is tried as the reader gives it and trimmed."""
+    rebuild = _load("realtext_rebuild")
+    texts = rebuild.unit_texts("session.jsonl", "{}", [("did you try it?\n", "prompt", None)])
+    assert "did you try it?\n" in texts and "did you try it?" in texts

@@ -76,6 +76,7 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         # a plain report: a pasted error anywhere in it, a change asked for or a requirement
         "turnlens.core.prompt_shapes._PASTED_RE[0]",
         "turnlens.core.prompt_shapes._CHANGE_RE[0]",
+        "turnlens.core.prompt_shapes._FAILURE_SEEN_RE[0]",
     ):
         assert name in patterns, name
     assert len(patterns) > 120 and sum(name.startswith("pack:") for name in patterns) > 90

@@ -352,6 +352,9 @@ class _SaysCoding(_SaysChat):
         "die Tabelle wird nicht angezeigt",
         "登录页还是不显示",
         "сайт не открывается после обновления",
+        "the worker keeps crashing after a deploy",  # a failure as it is seen (core.prompt_shapes)
+        "打开就闪退",
+        "o app ainda trava no splash",
     ],
 )
 def test_a_symptom_told_is_analysis(text: str) -> None:

@@ -50,8 +50,9 @@ doesn't show", "la página sigue en blanco", "登录页还是不显示") is a pl
 `REPORT_MAX_LINES` lines and `REPORT_MAX` characters, no error or log pasted in it (those are
 settled by their own words: docs/labels.md, Part 2), no fix asked for ("fix it", "arréglalo",
 "修复一下", "直して") and no requirement stated ("it should only show on …", "必须"). The router
-reads a plain report that tells a symptom as analysis: its cause must be found first
-(`turnlens.router.labeler`).
+reads a plain report that tells a symptom (the label pack's `analysis.symptom`, or a failure as it
+is seen, `tells_failure`: "keeps crashing", "can't log in", "ainda trava", "闪退") as analysis: its
+cause must be found first (`turnlens.router.labeler`).
 
 A person's prompt that sets a standing rule for the rest of the work ("answer in Korean from now
 on", "always run the linter before you commit", "以后都用中文回复", "これからは日本語で答えて") binds
@@ -169,6 +170,30 @@ ERROR_HEAD: Final = 400
 _PASTED = (
     r"(?:Error|Exception|Warning|error|warning|ERROR|WARN|FATAL)[ \t]*+:|Traceback \(most recent call last\)"
     r"|npm ERR!|\w:\d++:\d++"
+)
+# a failure told as it is seen, beyond the label pack's `analysis.symptom` ("keeps crashing", "is stuck
+# uploading", "can't log in", "no funcionó", "ainda trava", "ça plante", "闪退", "起動しない", "동작 안 해")
+_FAILURE_SEEN = (
+    # English
+    r"\bkeeps? (crashing|failing|erroring|freezing|hanging|timing out|spinning|reloading)\b"
+    r"|\b(is|are|seems?|looks?|still) (broken|stuck|frozen|unresponsive|not responsive|offline|down(?! to\b))\b"
+    r"|\b(crash(es|ed)?|freez(es|ed)|hangs|hung) (on|when|after|at|while|every)\b"
+    r"|\b(can['’]?t|cannot|unable to) (type|click|log ?in|sign ?in|connect|access|upload|download|save"
+    r"|scroll|build|compile|install|reach)\b"
+    r"|\bstuck (on|at|in|uploading|loading|forever)\b"
+    # Spanish, Portuguese, French, German, Italian, Russian
+    r"|\bno (funcion[oóa]|arranca|responde|conecta|abre)\b|\bsigue (en blanco|vac[ií]o|cargando)\b"
+    r"|\b(ainda )?(crasha|trava)\b"
+    r"|\bn[ãa]o (est[aá] )?(funcionando|online|abrindo|carregando|conecta|responde|roda|inicia)\b"
+    r"|\b(ça|ca) (ne )?(marche|fonctionne) (toujours |tjrs |plus )?pas\b|\bplante\b"
+    r"|\bne (charge|d[ée]marre|r[ée]pond) (toujours |tjrs |plus )?pas\b"
+    r"|\b(st[üu]rzt|h[äa]ngt)\b.{0,40}\bab\b|\bfunktioniert (immer noch |noch )?nicht mehr\b"
+    r"|\bnon (parte|risponde|si avvia)\b|\bsi blocca\b"
+    r"|\b(падает|вылетает|зависает|не (грузится|отвечает|запускается|собирается))\b"
+    # Chinese, Japanese, Korean
+    r"|不行|运行不了|跑不起来|启动不了|用不了|崩溃|闪退|卡死|卡住|没反应"
+    r"|動かない|落ちる|固まる|起動しない|クラッシュ"
+    r"|(동작|작동|실행) ?안|안 ?(돼|되|됨|떠|열림)|멈춰|튕겨"
 )
 # a change asked for in words, or a requirement stated, in the guide's languages: what makes a
 # report a request (a Latin word must end there: "prefix", "fixture" and "mustard" are words;
@@ -301,6 +326,7 @@ _ASKING_RE = compile_re(_ASKING, IGNORECASE)
 _STANDING_RE = compile_re(_STANDING, IGNORECASE)
 _PASTED_RE = compile_re(_PASTED)
 _CHANGE_RE = compile_re(_CHANGE, IGNORECASE)
+_FAILURE_SEEN_RE = compile_re(_FAILURE_SEEN, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -345,6 +371,12 @@ def plain_report(text: str) -> bool:
     if sum(1 for line in body.splitlines() if line.strip()) > REPORT_MAX_LINES:
         return False
     return _PASTED_RE.search(body) is None and _CHANGE_RE.search(body) is None
+
+
+def tells_failure(text: str) -> bool:
+    """Whether a person's prompt tells a failure as it is seen, in words the label pack's
+    `analysis.symptom` does not hold (see the module): read with `plain_report` by the router."""
+    return _FAILURE_SEEN_RE.search(text) is not None
 
 
 def lists_points(text: str) -> bool:

@@ -18,7 +18,9 @@ is done or works now, with no request (`core.outcomes.reports_done`).
 A symptom told in a few words with no change asked for ("still not working after the update", "o
 botão de salvar não funciona") is analysis (Part 2: the agent must find out why first), which the
 model's words outweigh: they met such words in requests for code. Where the label pack's
-`analysis.symptom` fired, no coding rule did, and the prompt is a plain report
+`analysis.symptom` fired or the prompt tells a failure as it is seen
+(`core.prompt_shapes.tells_failure`: "keeps crashing", "ainda trava", "闪退"), no coding rule fired,
+and the prompt is a plain report
 (`core.prompt_shapes.plain_report`: no "fix it", no requirement such as "it should …", no error
 pasted, a line or two), the labeler answers analysis (or chat, when the model finds that likelier).
 """
@@ -178,17 +180,18 @@ def label_text(
 
 
 def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[Prediction, str | None]:
-    """The model's routing answer, or the answer the guide gives where the pack's rule says the
-    prompt tells a symptom and asks for no change (see the module), with why."""
-    fired = {s.rule for s in result.signals}
-    if SYMPTOM_RULE in fired and prediction.label != _FIND_OUT and not result.scores.get(_CHANGE_CODE):
-        from turnlens.core.prompt_shapes import plain_report
+    """The model's routing answer, or the answer the guide gives where the prompt tells a symptom
+    and asks for no change (see the module), with why."""
+    if prediction.label == _FIND_OUT or result.scores.get(_CHANGE_CODE):
+        return prediction, None
+    from turnlens.core.prompt_shapes import plain_report, tells_failure
 
-        if plain_report(body):
-            from turnlens.learn.model import Model
+    # the cheap test first: most prompts are longer than a plain report
+    if plain_report(body) and (any(s.rule == SYMPTOM_RULE for s in result.signals) or tells_failure(body)):
+        from turnlens.learn.model import Model
 
-            allowed = tuple(c for c in prediction.probabilities if c == _FIND_OUT or c in _NO_TASK)
-            return Model.restrict(prediction, allowed), SYMPTOM_WHY
+        allowed = tuple(c for c in prediction.probabilities if c == _FIND_OUT or c in _NO_TASK)
+        return Model.restrict(prediction, allowed), SYMPTOM_WHY
     return prediction, None
 
 
