@@ -1,5 +1,6 @@
 """What a person's prompt is by its shape: a request of a few words, a list of points, a
-standing rule, nothing but command lines, or an error pasted with no request.
+standing rule, nothing but command lines, an error pasted with no request, a question to the
+agent about itself, or a plain report of what is seen (a failure among them).
 
 A person's prompt that asks for something is a request, neither chitchat nor a review, however short
 it is.
