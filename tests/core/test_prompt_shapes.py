@@ -21,15 +21,20 @@ from turnlens.core.prompt_shapes import (
     ERROR_WHY,
     LIST_HEAD,
     LIST_WHY,
+    PLAN_HEAD,
     REPORT_MAX,
     RULE_HEAD,
     RULE_WHY,
     about_the_agent,
     asks,
+    asks_for_plan,
+    build_error,
     command_lines,
+    ends_question,
     lists_points,
     pasted_error,
     plain_report,
+    polite_request,
     standing_rule,
     tells_failure,
 )
@@ -529,3 +534,141 @@ def test_a_failure_told_as_it_is_seen(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_FAILURES_SEEN)
 def test_words_of_failure_in_a_request_are_no_failure_seen(text: str) -> None:
     assert not tells_failure(text)
+
+
+POLITE = [
+    "can you add a dark mode toggle?",
+    "could u rename it",
+    "can we map the events from the csv instead?",
+    "Could we start with a simple maze?",
+    "would it be possible to keep both?",
+    "is it possible to run it nightly?",
+    "please check the token",
+    "let's see what the logs say",
+    "i need the totals by month",
+    "¿puedes revisar el login?",
+    "você pode subir o servidor?",
+    "peux-tu relancer les tests ?",
+    "kannst du das Token prüfen?",
+    "можешь проверить конфиг?",
+    "帮我看看这个接口",
+    "请检查一下配置",
+    "把标题改成蓝色",
+    "不要なブランチを削除してもらっていいでしょうか？",
+    "確認してください",
+    "설정 파일 만들어 주세요",
+]
+NOT_POLITE = [
+    "is this header sticky on purpose?",
+    "what does the retry count default to?",
+    "the upload could not connect",  # "could" without "you"
+    "why is the cache cleared on every deploy",
+    "这个环境变量是干什么用的？",
+    "この設定は本番でも有効？",
+    "the pleasant path works",  # a word that only holds "please"
+    "how can we detect the merge base?",  # a question: how, not whether we may
+    "what else can we look at?",
+]
+
+
+@pytest.mark.parametrize("text", POLITE)
+def test_a_request_phrased_politely_or_as_a_question(text: str) -> None:
+    assert polite_request(text)
+
+
+@pytest.mark.parametrize("text", NOT_POLITE)
+def test_a_question_about_the_work_is_no_polite_request(text: str) -> None:
+    assert not polite_request(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("is it done?", True),
+        ("これは意図的なもの？", True),
+        ('did it print "ok?"', True),
+        ("did it work?)", True),
+        ("is it done?  ", True),
+        ("why? because the cache is cold", False),
+        ("fix it", False),
+        ("", False),
+    ],
+)
+def test_a_question_ends_with_its_mark(text: str, expected: bool) -> None:
+    assert ends_question(text) is expected
+
+
+PLANS_ASKED = [
+    "write a detailed plan to fix them in TODO.md",
+    "Analyze the engines and make a detailed plan in PLAN.md",
+    "create an implementation plan that follows the spec exactly",
+    "draft a rollout plan for the billing service",
+    "come up with a migration strategy for the old tables",
+    "give me a roadmap for the next three releases",
+    "haz un plan de migración a Postgres",
+    "elabora una estrategia de caché",
+    "crea una arquitectura para el módulo de pagos",
+    "faça uma arquitetura para o serviço de fila",
+    "rédige une stratégie de cache pour l'API",
+    "erstelle einen Plan für die Migration",
+    "составь план переноса сервиса",
+    "先制定一个迁移方案",
+    "给出一份部署计划",
+    "移行の計画を立てて",
+    "認証まわりを設計して",
+    "배포 계획을 세워줘",
+]
+PLANS_NAMED = [
+    "follow the plan in PLAN.md and implement step 2",
+    "the plan says to add a cache",
+    "make plan\nmake test",  # a make target
+    "update the design system tokens",
+    "write the migration as planned",
+    "make sure the plans page loads",
+    "按照计划实现第二步",
+]
+
+
+@pytest.mark.parametrize("text", PLANS_ASKED)
+def test_a_plan_asked_for(text: str) -> None:
+    assert asks_for_plan(text)
+
+
+@pytest.mark.parametrize("text", PLANS_NAMED)
+def test_a_plan_only_named_is_not_asked_for(text: str) -> None:
+    assert not asks_for_plan(text)
+
+
+def test_a_plan_is_looked_for_in_the_head_only() -> None:
+    assert not asks_for_plan("x" * PLAN_HEAD + " write a detailed plan")
+    assert asks_for_plan("write a detailed plan " + "x" * PLAN_HEAD)
+
+
+BUILD_ERRORS = [
+    "src/app.ts:14:9 - error TS2322: Type 'string' is not assignable to type 'number'.",
+    "error[E0308]: mismatched types",
+    "./src/lib/api.ts:47:47\nType error: Property 'id' does not exist on type 'User'",
+    "SyntaxError: invalid syntax",
+    "Module not found: Can't resolve './theme'",
+    "main.obj : error LNK2019: unresolved external symbol __imp_Init",
+    "Engine.h(44,25): error C2589: '(': illegal token",
+    "▲WARNING NG8103: the directive was used in the template but not imported",
+    "Cannot find module '../services/projects' or its corresponding type declarations.",
+]
+RUNTIME_ERRORS = [
+    "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'id'",
+    "Error: connect ECONNREFUSED 127.0.0.1:5432",
+    "ERROR 12:37:51 request failed with status 401",
+    "TypeError: Cannot read properties of undefined (reading 'map')",
+    "Uncaught Error: Minified React error #418",
+]
+
+
+@pytest.mark.parametrize("text", BUILD_ERRORS)
+def test_a_build_error_names_what_to_change(text: str) -> None:
+    assert build_error(text)
+
+
+@pytest.mark.parametrize("text", RUNTIME_ERRORS)
+def test_a_failure_at_run_time_is_no_build_error(text: str) -> None:
+    assert not build_error(text)

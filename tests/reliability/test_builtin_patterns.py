@@ -77,6 +77,11 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.core.prompt_shapes._PASTED_RE[0]",
         "turnlens.core.prompt_shapes._CHANGE_RE[0]",
         "turnlens.core.prompt_shapes._FAILURE_SEEN_RE[0]",
+        # a question about the work, a request phrased as one, a plan asked for
+        "turnlens.core.prompt_shapes._POLITE_RE[0]",
+        "turnlens.core.prompt_shapes._PLAN_ASKED_RE[0]",
+        # a pasted error's kind: a build error, or a failure at run time
+        "turnlens.core.prompt_shapes._BUILD_ERROR_RE[0]",
     ):
         assert name in patterns, name
     assert len(patterns) > 120 and sum(name.startswith("pack:") for name in patterns) > 90

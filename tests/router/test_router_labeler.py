@@ -282,7 +282,7 @@ class _SaysChat:
     [
         "help me with this",
         "list what we did today",
-        "看一下这个报错",
+        "看一下这个页面",
         "ayúdame con el login",
         "schau dir das an",
     ],
@@ -297,6 +297,15 @@ def test_a_persons_request_is_never_chat(text: str) -> None:
     assert got.confidence == pytest.approx(0.2 / 0.4)
     assert got.probabilities is not None and got.probabilities["chat"] == 0.0
     assert REQUEST_WHY in got.explain()
+
+
+def test_a_request_read_as_chat_then_meets_the_guides_evidence() -> None:
+    # "look at this error" tells a symptom and asks for no change: once it is a request, the
+    # guide's evidence reads it as analysis
+    from turnlens.router.labeler import SYMPTOM_WHY
+
+    got = label_text("看一下这个报错", scorer=_SaysChat())  # type: ignore[arg-type]
+    assert got.label == "analysis" and got.evidence == SYMPTOM_WHY
 
 
 @pytest.mark.parametrize(
@@ -386,6 +395,173 @@ def test_a_symptom_told_is_analysis(text: str) -> None:
 def test_a_symptom_with_a_change_asked_is_left_to_the_model(text: str) -> None:
     got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
     assert got.label == "coding" and got.evidence is None, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is this header sticky on purpose?",
+        "why is the cache cleared on every deploy",  # a question rule fired, no question mark
+        "does GH_TOKEN also apply when git pushes?",
+        "what does the retry count default to?",
+        "la config de prod usa otro bucket?",
+        "ce paramètre est encore utilisé ?",
+        "wird das Token beim Push auch verwendet?",
+        "这个环境变量是干什么用的？",
+        "この設定は本番でも有効？",
+        "이 옵션은 아직 쓰이고 있어?",
+    ],
+)
+def test_a_question_about_the_work_is_analysis(text: str) -> None:
+    # Part 2: a question about the work with no change asked for is analysis (the agent
+    # explains); no change asked rules out coding and bookkeeping, and a question about the work
+    # is not chat
+    from turnlens.router.labeler import QUESTION_WHY
+
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "analysis" and got.evidence == QUESTION_WHY, text
+    assert got.probabilities is not None and got.probabilities["chat"] == 0.0
+    assert got.probabilities["coding"] == 0.0 and got.probabilities["design"] == 0.0
+    assert QUESTION_WHY in got.explain()
+
+
+class _SaysBookkeeping(_SaysChat):
+    """A scorer that reads every prompt as bookkeeping, with design second."""
+
+    def predict(self, text: str, rules: object) -> object:
+        from turnlens.learn.model import Prediction
+
+        probabilities = {"design": 0.2, "analysis": 0.1, "coding": 0.1, "bookkeeping": 0.55, "chat": 0.05}
+        return Prediction("bookkeeping", 0.55, probabilities)
+
+
+def test_a_question_read_as_bookkeeping_is_analysis_too() -> None:
+    # "did you rebuild everything?" is no design question, though the model may find design
+    # likelier than analysis: the guide's answer is analysis
+    from turnlens.router.labeler import QUESTION_WHY
+
+    got = label_text("where does the lock file live?", scorer=_SaysBookkeeping())  # type: ignore[arg-type]
+    assert got.label == "analysis" and got.evidence == QUESTION_WHY
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can you add a dark mode toggle?",  # a request phrased as a question
+        "could you rename it to helpers.py?",
+        "can we map the events from the export instead of made-up data?",
+        "would it be possible to add two keybinds for this?",
+        "please check whether the token is still valid?",
+        "帮我看看这个接口有没有鉴权？",
+        "不要なブランチを削除してもらっていいでしょうか？",
+        "설정 파일 좀 만들어 주세요?",
+        "is the upload handler wrong? add a test for it",  # a coding rule fired
+        'what does this print?\nTraceback (most recent call last):\n  File "a.py", line 1',  # a pasted error
+        "the export works and the import works. ok",  # neither a question nor a symptom
+    ],
+)
+def test_a_request_phrased_as_a_question_is_left_to_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence is None, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yeah lets do it.", "お願いします。", "1) B 2) A 3) A", "sí, dale", "yes please do it"],
+)
+def test_a_bare_go_ahead_is_chat_whatever_the_model_says(text: str) -> None:
+    # Part 2: a go-ahead or a pick with no task of its own is chat: the route was set when the
+    # work was asked
+    from turnlens.router.labeler import PICK_WHY
+
+    for scorer in (_SaysCoding(), _SaysBookkeeping()):
+        got = label_text(text, scorer=scorer)  # type: ignore[arg-type]
+        assert got.label == "chat" and got.evidence == PICK_WHY, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "write a detailed plan to fix them in TODO.md, then start on the first item",
+        "Analyze the engines and make a detailed plan in PLAN.md for adding the new ones",
+        "create an implementation plan that follows the spec exactly",
+        "draft a rollout plan for the new billing service",
+        "haz un plan de migración a Postgres, sin código todavía",
+        "rédige une stratégie de cache pour l'API publique",
+        "erstelle einen Plan für die Migration der Datenbank",
+        "составь план переноса сервиса на новый кластер",
+        "先制定一个迁移方案，再动代码",
+        "移行の計画を立てて",
+        "배포 계획을 세워줘",
+    ],
+)
+def test_a_plan_asked_for_is_design(text: str) -> None:
+    # Part 2: a design document, a plan or an RFC to be written is design: the plan is the
+    # deliverable, not the code (a coding verb such as "write" does not make it code)
+    from turnlens.router.labeler import PLAN_WHY
+
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "design" and got.evidence == PLAN_WHY, text
+    assert got.confidence == pytest.approx(0.15 / 0.2)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "follow the plan in PLAN.md and implement step 2",  # a plan named, not asked for
+        "the plan says to add a cache, do that",
+        "make plan\nmake test",  # a make target
+        "update the design system tokens to the new palette",
+        "write the migration as planned",
+    ],
+)
+def test_a_plan_only_named_is_left_to_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence is None, text
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("src/app.ts:14:9 - error TS2322: Type 'string' is not assignable to type 'number'.", "coding"),
+        ("✘ [ERROR] TS2307: Cannot find module '../services/projects'", "coding"),
+        ("I'm getting:\nerror[E0308]: mismatched types\n  --> src/main.rs:4:5", "coding"),
+        ("Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect", "analysis"),
+        ("Traceback (most recent call last):\n  File \"app.py\", line 3\nKeyError: 'id'", "analysis"),
+    ],
+)
+def test_an_error_pasted_with_no_request_is_settled_by_its_kind(text: str, label: str) -> None:
+    # Part 2: a pasted error with no instruction is coding when it is a build, compile or type
+    # error that names the line to change, analysis when it is a failure at run time; whatever
+    # the model says, chat included
+    from turnlens.router.labeler import BUILD_WHY, RUNTIME_WHY
+
+    for scorer in (_SaysCoding(), _SaysChat(), _SaysBookkeeping()):
+        got = label_text(text, scorer=scorer)  # type: ignore[arg-type]
+        assert got.label == label and got.evidence == (BUILD_WHY if label == "coding" else RUNTIME_WHY), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "src/app.ts:14:9 - error TS2322: Type 'string' is not assignable. why?",  # a question asked
+        "TypeError: total is undefined\nfix it",  # a fix asked for
+        "the build fails with error TS2322 in app.ts",  # told, not pasted
+    ],
+)
+def test_an_error_with_a_request_is_not_settled_by_its_kind(text: str) -> None:
+    from turnlens.router.labeler import BUILD_WHY, RUNTIME_WHY
+
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.evidence not in (BUILD_WHY, RUNTIME_WHY), text
+
+
+def test_the_shipped_labeler_reads_questions_plans_and_go_aheads_as_the_guide_does() -> None:
+    from turnlens.router.resolve import resolve_offline
+
+    assert resolve_offline("is this header sticky on purpose?").phase == "reflect"
+    assert resolve_offline("write a detailed plan to fix these problems in TODO.md").phase == "plan"
+    assert not resolve_offline("yes please do it").routed
 
 
 def test_the_shipped_labeler_reads_a_symptom_as_the_guide_does() -> None:

@@ -172,6 +172,18 @@ _PASTED = (
     r"(?:Error|Exception|Warning|error|warning|ERROR|WARN|FATAL)[ \t]*+:|Traceback \(most recent call last\)"
     r"|npm ERR!|\w:\d++:\d++"
 )
+# what a build, compile, type or lint error holds and a failure at run time does not: the place to
+# change as `file.ext:line:column` or `file.ext(line,column)`, a compiler's error code, a type
+# error as a type checker words it ("Type error:", not JavaScript's "TypeError" at run time), a
+# syntax error, a name or module not found (a traceback, a refused connection or an HTTP status is
+# a failure at run time)
+_BUILD_ERROR = (
+    r"\.[A-Za-z]\w*+:\d++:\d++|\.[A-Za-z]\w*+\(\d++,\d++\)|\berror[ \t]++(?:TS|CS|C|E)\d{3,5}\b|\bTS\d{4}\b"
+    r"|error\[E\d{4}\]|\bType[ \t]error\b|\bSyntax[ \t]?[Ee]rror\b|\b(?:Compile|Compilation|Build)[ \t]?(?:[Ee]rror|[Ff]ailed)\b"
+    r"|Failed to compile|Module not found|Cannot find (?:module|name|symbol|namespace)|[Cc]annot find '"
+    r"|is not assignable to|not found in (?:this )?scope|unresolved (?:import|reference|external symbol)"
+    r"|undefined reference to|\bNG\d{4}\b"
+)
 # a failure told as it is seen, beyond the label pack's `analysis.symptom` ("keeps crashing", "is stuck
 # uploading", "can't log in", "no funcionó", "ainda trava", "ça plante", "闪退", "起動しない", "동작 안 해")
 _FAILURE_SEEN = (
@@ -207,6 +219,60 @@ _CHANGE = (
     r"|soll\w*|muss\w*|должн\w*|dovrebbe)\b"
     r"|[修改]|应该|應該|必须|必須|直して|直す|べき|고쳐|수정|해야"
 )
+# a request phrased as a question or politely, in the guide's languages: "can you add …?", "could we
+# add …?" (we: the agent and the person, as in "let's"; "how can we …?" asks a question), "would it
+# be possible to …", "please", "帮我", "请", "把 … 改成", "してください", "してもらっていい？", "해줘",
+# "puedes", "você pode", "peux-tu", "kannst du", "можешь"; such a question asks for work
+_POLITE = (
+    r"\b(?:can|could|would|will)[ \t]++(?:you|u|yu)\b"
+    r"|(?<!how )(?<!what )(?<!else )(?<!where )(?<!which )(?<!why )(?<!when )\b(?:can|could|shall)[ \t]++we\b"
+    r"|\b(?:would|is)[ \t]++it[ \t]++(?:be[ \t]++)?possible\b"
+    r"|\b(?:please|pls|plz)\b|\blet['’]?s\b|\bhelp[ \t]++me\b|\b(?:i|we)[ \t]++(?:want|need|would[ \t]++like)\b"
+    r"|\b(?:puedes|podr[ií]as|pod[eé]s)\b|\b(?:voc[eê]|vc)[ \t]++(?:pode|poderia|consegue)\b|\bpeux[ \t-]tu\b"
+    r"|\bpouvez[ \t-]vous\b|\b(?:kannst|k[öo]nntest)[ \t]++du\b|\bk[öo]nnen[ \t]++sie\b|\bможе(?:шь|те)\b"
+    r"|\bpuoi\b|\bpotresti\b"
+    r"|帮我|幫我|帮忙|幫忙|请|請|给我|給我|麻烦|麻煩|把"
+    r"|してください|して下さい|してほしい|して欲しい|してくれ|もらっ|いただ|お願い"
+    r"|해\s?줘|해\s?주세요|주세요|주실|줄래|줄 ?수"
+)
+# what may follow a question's mark at the end of a prompt: blanks, closing quotes and brackets
+_AFTER_QUESTION: Final = " \t\r\n\"'”’)）」』"
+# a plan asked for: a verb of making ("make sure" is none) and, a few words later on the same line, a plan, a
+# roadmap, a design document, an architecture or a strategy ("write a detailed plan in TODO.md",
+# "create an implementation plan", "制定一个迁移方案", "計画を立てて", "계획을 세워줘"); a plan only
+# named ("follow the plan", "the plan says …") is not asked for
+_PLAN_NOUNS = (
+    r"(?:plan|plans|roadmap|design[ \t]++doc(?:ument)?s?|architecture|arquitectura|arquitetura|strategy|estrategia"
+    r"|strat[ée]gie|plano|план|архитектуру|стратегию)\b"
+)
+_PLAN_ASKED = (
+    # in English a word or more comes between ("make a plan"; "make plan" is a make target)
+    r"\b(?:write|make(?![ \t]++sure\b)|create|develop|draft|prepare|produce|come[ \t]++up[ \t]++with|give[ \t]++me|put[ \t]++together"
+    r"|outline|propose|formulate)[ \t]++(?:[^\s.]++[ \t]++){1,6}?"
+    + _PLAN_NOUNS
+    + r"|\b(?:elabor[ae]\w*+|crea|haz"
+    r"|escribe|cria|fa[çc]a|fais|r[ée]dige[sz]?|erstelle|entwirf|составь|напиши|подготовь|разработай)"
+    r"[ \t]++(?:[^\s.]++[ \t]++){0,6}?"
+    + _PLAN_NOUNS
+    + r"|(?:制定|写|出|给出|列出|设计|做)(?:一个|一份|一下|个|份)?[^。\n]{0,8}?(?:计划|方案|规划|路线图|设计文档)"
+    r"|計画を(?:立て|作)|(?:設計|計画|プラン)(?:して|を作|を立て|を書い)|계획(?:을|를)?[ \t]*(?:세워|짜|작성)"
+)
+# the characters of a prompt read for a plan asked for
+PLAN_HEAD: Final = 600
+# the cue words: one of them is in every plan the pattern finds (lower case)
+_PLAN_CUES: Final = (
+    "plan",
+    "roadmap",
+    "design",
+    "architect",
+    "arquitec",
+    "arquitet",
+    "strat",
+    "план",
+    "архитект",
+    "стратег",
+)
+_PLAN_CUES_CJK: Final = ("计划", "方案", "规划", "路线图", "设计文档", "計画", "設計", "プラン", "계획")
 # the longest prompt read as command lines (characters, trimmed)
 COMMANDS_MAX: Final = 800
 
@@ -328,6 +394,9 @@ _STANDING_RE = compile_re(_STANDING, IGNORECASE)
 _PASTED_RE = compile_re(_PASTED)
 _CHANGE_RE = compile_re(_CHANGE, IGNORECASE)
 _FAILURE_SEEN_RE = compile_re(_FAILURE_SEEN, IGNORECASE)
+_POLITE_RE = compile_re(_POLITE, IGNORECASE)
+_BUILD_ERROR_RE = compile_re(_BUILD_ERROR)
+_PLAN_ASKED_RE = compile_re(_PLAN_ASKED, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -374,10 +443,37 @@ def plain_report(text: str) -> bool:
     return _PASTED_RE.search(body) is None and _CHANGE_RE.search(body) is None
 
 
+def build_error(text: str) -> bool:
+    """Whether an error pasted in a person's prompt is a build, compile, type or lint error that
+    names what to change, not a failure at run time (see `_BUILD_ERROR`), in its first lines."""
+    return _BUILD_ERROR_RE.search(text, 0, ERROR_HEAD) is not None
+
+
 def tells_failure(text: str) -> bool:
     """Whether a person's prompt tells a failure as it is seen, in words the label pack's
     `analysis.symptom` does not hold (see the module): read with `plain_report` by the router."""
     return _FAILURE_SEEN_RE.search(text) is not None
+
+
+def polite_request(text: str) -> bool:
+    """Whether a person's prompt asks for work politely or as a question ("can you add …?",
+    "帮我…", "してください"): a question so phrased is a request, not a question about the work."""
+    return _POLITE_RE.search(text) is not None
+
+
+def ends_question(text: str) -> bool:
+    """Whether a person's prompt ends with a question mark."""
+    return text.rstrip(_AFTER_QUESTION).endswith(("?", "？"))
+
+
+def asks_for_plan(text: str) -> bool:
+    """Whether a person's prompt asks, in its head, for a plan, a roadmap, a design document or
+    an architecture to be made (see the module)."""
+    head = text[:PLAN_HEAD]
+    lowered = head.lower()
+    if not any(cue in lowered for cue in _PLAN_CUES) and not any(cue in head for cue in _PLAN_CUES_CJK):
+        return False
+    return _PLAN_ASKED_RE.search(head) is not None
 
 
 def lists_points(text: str) -> bool:

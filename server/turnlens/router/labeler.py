@@ -23,6 +23,31 @@ model's words outweigh: they met such words in requests for code. Where the labe
 and the prompt is a plain report
 (`core.prompt_shapes.plain_report`: no "fix it", no requirement such as "it should …", no error
 pasted, a line or two), the labeler answers analysis (or chat, when the model finds that likelier).
+
+Four more cases the guide settles and the model's words do not (Part 2):
+- A bare go-ahead or pick ("yeah lets do it.", "お願いします。", "1) B 2) A") is chat: the route was
+  set when the work was asked. The model, which met "do it" in requests, says coding.
+- A question about the work with no change asked for ("the login form only supports email?",
+  "この設定は本番でも有効？", "this only supports one line?") is analysis: the agent explains. Where the model
+  says coding or bookkeeping, no coding rule fired, the prompt is a plain report, it ends as a
+  question or one of the pack's question rules fired, and it is no request phrased as a question
+  ("can you add …?", "帮我…", "してもらっていい？": `core.prompt_shapes.polite_request`), the labeler
+  answers analysis: no change asked rules out coding and bookkeeping, and a question about the work
+  asks for work, so it is not chat. (The likelier of analysis and design routed status questions,
+  "did you rebuild everything?", to plan; the likelier of analysis and chat left six more that
+  ask for work with no route.)
+- A plan asked for ("write a detailed plan in TODO.md", "create an implementation plan", "制定一个
+  迁移方案") is design: the deliverable is the plan, not the code
+  (`core.prompt_shapes.asks_for_plan`: a verb of making, then a plan, a roadmap, a design document
+  or an architecture; a plan only named, "follow the plan", is not asked for). Where the model says
+  coding, the labeler answers design (or chat, when the model finds that likelier).
+- An error pasted with no request (`core.prompt_shapes.pasted_error`) is coding when it is a build,
+  compile or type error that names the place to change (`core.prompt_shapes.build_error`:
+  "app.ts:14:9 - error TS2322", "Cannot find module"), and analysis when it is a failure at run
+  time ("Error: connect ECONNREFUSED", a traceback), whatever the model says, chat included.
+
+The guide's evidence also meets a request the model called chat, once it has taken the likeliest
+label that routes ("看一下这个报错": look at this error, a symptom told, so analysis).
 """
 
 from __future__ import annotations
@@ -56,6 +81,26 @@ SYMPTOM_RULE = "analysis.symptom"
 _FIND_OUT = "analysis"
 _CHANGE_CODE = "coding"
 SYMPTOM_WHY = "a symptom told, no change asked: its cause comes first"
+# the pack's rules that ask a question about the work, and why such a question is analysis
+QUESTION_RULES = frozenset(
+    {
+        "analysis.why",
+        "analysis.explain",
+        "analysis.investigate",
+        "analysis.cause",
+        "analysis.measure",
+        "analysis.yes-no",
+        "analysis.wh-question",
+    }
+)
+_APPLY = "bookkeeping"
+QUESTION_WHY = "a question about the work, no change asked: the agent explains"
+# the label of a plan asked for, and why
+_PLAN = "design"
+PLAN_WHY = "a plan asked for: the plan is the deliverable, not the code"
+PICK_WHY = "a go-ahead with no task of its own: the route was set when the work was asked"
+BUILD_WHY = "a build error pasted with no request: the fix is the work"
+RUNTIME_WHY = "a failure at run time pasted with no request: its cause comes first"
 # the pack's chat score that says chat in words of its own: a greeting, a thanks or small talk
 # weighs 2 or more, where `chat.few-words` (a few plain words, which a short request is too) weighs 1
 OWN_CHAT_WORDS = 2
@@ -145,6 +190,7 @@ def label_text(
     result = score(body, pack, explain=explain)
     if not use_model:
         return Labeling(decide(result, pack), result.scores, result.signals)
+    from turnlens.core.prompt_shapes import pasted_error
     from turnlens.learn.model import packaged_model
     from turnlens.learn.scorer import scorer_for
 
@@ -164,7 +210,10 @@ def label_text(
 
         work = tuple(label for label in prediction.probabilities if label not in _NO_TASK)
         prediction, evidence = Model.restrict(prediction, work), REQUEST_WHY
-    elif prediction.label not in _NO_TASK:
+        guided, why = _guide_evidence(body, result, prediction)
+        if why is not None:
+            prediction, evidence = guided, why
+    elif prediction.label not in _NO_TASK or pasted_error(body):
         prediction, evidence = _guide_evidence(body, result, prediction)
     return Labeling(
         prediction.label,
@@ -180,18 +229,48 @@ def label_text(
 
 
 def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[Prediction, str | None]:
-    """The model's routing answer, or the answer the guide gives where the prompt tells a symptom
-    and asks for no change (see the module), with why."""
-    if prediction.label == _FIND_OUT or result.scores.get(_CHANGE_CODE):
+    """The model's routing answer, or the answer the guide gives (see the module), with why: a
+    go-ahead is chat, a symptom told or a question asked with no change is analysis, a plan asked
+    for is design."""
+    from turnlens.core.picks import bare_pick
+    from turnlens.learn.model import Model
+
+    if bare_pick(body):
+        return Model.restrict(prediction, tuple(_NO_TASK)), PICK_WHY
+    from turnlens.core.prompt_shapes import build_error, pasted_error
+
+    if pasted_error(body):
+        if build_error(body):
+            return Model.restrict(prediction, (_CHANGE_CODE,)), BUILD_WHY
+        return Model.restrict(prediction, (_FIND_OUT,)), RUNTIME_WHY
+    if prediction.label == _FIND_OUT:
         return prediction, None
-    from turnlens.core.prompt_shapes import plain_report, tells_failure
+    from turnlens.core.prompt_shapes import (
+        asks_for_plan,
+        ends_question,
+        plain_report,
+        polite_request,
+        tells_failure,
+    )
 
-    # the cheap test first: most prompts are longer than a plain report
-    if plain_report(body) and (any(s.rule == SYMPTOM_RULE for s in result.signals) or tells_failure(body)):
-        from turnlens.learn.model import Model
-
+    if prediction.label == _CHANGE_CODE and asks_for_plan(body):
+        allowed = tuple(c for c in prediction.probabilities if c == _PLAN or c in _NO_TASK)
+        return Model.restrict(prediction, allowed), PLAN_WHY
+    # the cheap tests first: most prompts fire a coding rule or are longer than a plain report
+    if result.scores.get(_CHANGE_CODE) or not plain_report(body):
+        return prediction, None
+    fired = {s.rule for s in result.signals}
+    if SYMPTOM_RULE in fired or tells_failure(body):
         allowed = tuple(c for c in prediction.probabilities if c == _FIND_OUT or c in _NO_TASK)
         return Model.restrict(prediction, allowed), SYMPTOM_WHY
+    if (
+        prediction.label in (_CHANGE_CODE, _APPLY)
+        and (not QUESTION_RULES.isdisjoint(fired) or ends_question(body))
+        and not polite_request(body)
+    ):
+        # the agent explains: not a change, and not chat (a question about the work asks for work)
+        allowed = tuple(c for c in prediction.probabilities if c == _FIND_OUT)
+        return Model.restrict(prediction, allowed), QUESTION_WHY
     return prediction, None
 
 
