@@ -81,6 +81,14 @@ MODULE_PATTERNS = (
     ("turnlens.pipeline.formats.jsonspan", "_LONE_SURROGATE", 0),
 )
 
+# patterns the one-shot path compiles with `compile_re` when they are first asked (strings at
+# module level): (module, name, flags)
+LAZY_PATTERNS = (
+    ("turnlens.core.picks", "_BARE", re.IGNORECASE),
+    ("turnlens.core.picks", "_GO_AHEAD", re.IGNORECASE),
+    ("turnlens.core.picks", "_STATED", re.IGNORECASE),
+)
+
 
 def module_pattern(module: str, name: str) -> re.Pattern[str]:
     pattern: re.Pattern[str] = getattr(importlib.import_module(module), name)
@@ -99,6 +107,7 @@ def shipped_patterns() -> list[tuple[str, int]]:
     """Every (pattern, flags) the engine compiles a shipped `re` rule with (whole text and per
     line), and the module-level patterns above."""
     out = {(module_pattern(m, name).pattern, int(flags)) for m, name, flags in MODULE_PATTERNS}
+    out |= {(str(getattr(importlib.import_module(m), name)), int(flags)) for m, name, flags in LAZY_PATTERNS}
     out.add((default_keyword_pattern(), int(re.IGNORECASE)))
     for pack in shipped_packs():
         for rule in pack.rules:
@@ -144,6 +153,19 @@ def test_module_patterns_are_in_the_table_with_the_flags_they_are_compiled_with(
         pattern = module_pattern(module, name)
         assert pattern.flags & ~re.UNICODE == flags
         assert prebuilt.key(pattern.pattern, flags) in prebuilt._table()
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the tables are CPython's")
+def test_patterns_compiled_when_first_asked_come_from_the_table() -> None:
+    # a person's bare pick, go-ahead and stated choice: the router asks for them on every prompt
+    # the model routes, so the one-shot path must not compile them (nor import `re`)
+    from turnlens.core import picks
+
+    compiled = picks._patterns()
+    for (module, name, flags), got in zip(LAZY_PATTERNS, compiled, strict=True):
+        pattern = str(getattr(importlib.import_module(module), name))
+        assert got.pattern == pattern and got.flags & ~re.UNICODE == flags
+        assert prebuilt.key(pattern, flags) in prebuilt._table()
 
 
 def test_the_engine_compiles_rule_patterns_through_the_table() -> None:
