@@ -1,6 +1,7 @@
 """What a person's prompt is by its shape: a request of a few words, a list of points, a
-standing rule, nothing but command lines, an error pasted with no request, a question to the
-agent about itself, or a plain report of what is seen (a failure among them).
+standing rule, nothing but command lines, an error pasted with no request (a build error or a
+failure at run time), a question to the agent about itself, a plain report of what is seen (a
+failure among them), a request phrased politely or as a question, a question, or a plan asked for.
 
 A person's prompt that asks for something is a request, neither chitchat nor a review, however short
 it is.
@@ -62,6 +63,15 @@ word, as a spec or, when it picks between options, a decision (docs/labels.md, P
 "a standing rule a person gives the agent"). Three marks say so: the language the agent is to
 answer or work in, a "from now on" in any of the guide's languages, and a sentence that opens
 with "always" or "never" and a verb of the work.
+
+The router reads three more shapes with a plain report (`turnlens.router.labeler`): a prompt that
+ends as a question and is no request phrased as one ("can you add …?", "could we …?", "帮我…",
+"してもらっていい？": `polite_request`) asks about the work, and is analysis; a verb of making
+followed by a plan, a roadmap, a design document or an architecture (`asks_for_plan`: "write a
+detailed plan in TODO.md", "制定一个迁移方案") asks for a plan, and is design; an error pasted with
+no request that names the place to change (`build_error`: `app.ts:14:9`, `error TS2322`, "Cannot
+find module") is a build error, coding, where a failure at run time is analysis (docs/labels.md,
+Part 2).
 """
 
 from __future__ import annotations
