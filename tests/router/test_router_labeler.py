@@ -397,6 +397,14 @@ def test_a_symptom_with_a_change_asked_is_left_to_the_model(text: str) -> None:
     assert got.label == "coding" and got.evidence is None, text
 
 
+def test_the_pack_rules_the_guides_evidence_reads_are_in_the_label_pack() -> None:
+    # the evidence names rules by id: a rule renamed in the pack would silently switch it off
+    from turnlens.router.labeler import QUESTION_RULES, SYMPTOM_RULE
+
+    ids = {rule.id for rule in label_pack().rules}
+    assert {SYMPTOM_RULE, *QUESTION_RULES} <= ids, {SYMPTOM_RULE, *QUESTION_RULES} - ids
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -230,8 +230,9 @@ def label_text(
 
 def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[Prediction, str | None]:
     """The model's routing answer, or the answer the guide gives (see the module), with why: a
-    go-ahead is chat, a symptom told or a question asked with no change is analysis, a plan asked
-    for is design."""
+    go-ahead is chat, a pasted error is coding (a build error) or analysis (a failure at run
+    time), a plan asked for is design, a symptom told or a question asked with no change is
+    analysis."""
     from turnlens.core.picks import bare_pick
     from turnlens.learn.model import Model
 
