@@ -28,6 +28,7 @@ from turnlens.core.prompt_shapes import (
     about_the_agent,
     asks,
     asks_for_plan,
+    asks_in_words,
     build_error,
     command_lines,
     ends_question,
@@ -517,12 +518,23 @@ FAILURES_SEEN = [
     "打开就闪退",
     "アプリが起動しない",
     "로그인 버튼 동작 안 해",
+    # a state of what is not seen
+    "the search bar isn't responsive",
+    "nothing shows after the upload",
+    "又 无法访问此网站 了",
+    "页面连不上后端",
+    "ws-proxy なしだと接続できない",
+    "여전히 프리뷰가 안보이는데",
+    "아직 violet이 적용되지않음",
 ]
 NOT_FAILURES_SEEN = [
     "add a retry when the upload fails",
     "keep the crash reporter as it is",
     "the build is down to 40 seconds, nice",
     "make the login page stick to the top",
+    "check whether the script stops, and restart it if it does",
+    "이 스크립트가 중단되지 않는지 확인해 줘",  # whether it stops: a check asked, not a failure
+    "セッションがなくても動くようにしたい",
 ]
 
 
@@ -672,3 +684,48 @@ def test_a_build_error_names_what_to_change(text: str) -> None:
 @pytest.mark.parametrize("text", RUNTIME_ERRORS)
 def test_a_failure_at_run_time_is_no_build_error(text: str) -> None:
     assert not build_error(text)
+
+
+QUESTIONS_IN_WORDS = [
+    "how can I test the pretrained model with bci dataset",
+    "what are the primary and secondary genre for these tracks",
+    "ok so where is the retry count set",
+    "Is there any mention of a trader in this code",
+    "do we test for the updated expiry?",
+    "como faço para liberar o arquivo .env",
+    "¿cómo se configura el proxy",
+    "pourquoi le build est lent",
+    "wie starte ich den Server",
+    "что с файлом upload_screen",
+    "后端如何启动",
+    "dll做了什么事情",
+    "这个接口有鉴权吗",
+    "アカウントはどうやって切り替える",
+    "これは本番でも有効ですか",
+    "실행 예시 뭐야",
+    "이거 왜 이렇게 느려",
+]
+NOT_QUESTIONS_IN_WORDS = [
+    "add a dark mode toggle",
+    "how about a dark mode toggle",
+    "do the missing parts now",
+    "what I mean by port is the proxy port",
+    "when I use --json I don't want the spinner",
+    "come up with three names",
+    "hay que agregar el input de cada archivo",
+    "把标题改成蓝色",
+    "readmeなどの文書は全て日本語にして",
+    "いつものように進めて",
+    "설정 파일 만들어",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", QUESTIONS_IN_WORDS)
+def test_a_question_asked_in_words(text: str) -> None:
+    assert asks_in_words(text)
+
+
+@pytest.mark.parametrize("text", NOT_QUESTIONS_IN_WORDS)
+def test_a_request_or_a_statement_asks_no_question(text: str) -> None:
+    assert not asks_in_words(text)

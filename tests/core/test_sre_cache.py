@@ -59,6 +59,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.prompt_shapes", "_FAILURE_SEEN_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_POLITE_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_PLAN_ASKED_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_QUESTION_WORDS_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_BUILD_ERROR_RE", 0),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),

@@ -80,6 +80,7 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         # a question about the work, a request phrased as one, a plan asked for
         "turnlens.core.prompt_shapes._POLITE_RE[0]",
         "turnlens.core.prompt_shapes._PLAN_ASKED_RE[0]",
+        "turnlens.core.prompt_shapes._QUESTION_WORDS_RE[0]",
         # a pasted error's kind: a build error, or a failure at run time
         "turnlens.core.prompt_shapes._BUILD_ERROR_RE[0]",
     ):

@@ -217,6 +217,14 @@ _FAILURE_SEEN = (
     r"|不行|运行不了|跑不起来|启动不了|用不了|崩溃|闪退|卡死|卡住|没反应"
     r"|動かない|落ちる|固まる|起動しない|クラッシュ"
     r"|(동작|작동|실행) ?안|안 ?(돼|되|됨|떠|열림)|멈춰|튕겨"
+    # what is not seen, said as a state ("the search bar isn't responsive", "无法访问此网站",
+    # "接続できない。", "프리뷰가 안보이는데")
+    r"|\b(?:isn['’]?t|aren['’]?t|not|no[ \t]++longer)[ \t]++(?:responsive|visible|clickable|working|loading|showing"
+    r"|updating|saving|applied|rendered|displayed)\b|\bnothing[ \t]++(?:shows|appears|loads|changes|works)\b"
+    r"|无法(?:访问|连接|打开|加载|显示|启动|登录|使用|运行)|不能(?:用|访问|打开|显示|运行)|没法|连不上|访问不了"
+    r"|加载不出|显示不了|没有?变化"
+    r"|(?:でき|され|見え|動か|開か|起動し)(?:ない|ません)[。！!\s]*+\Z"
+    r"|안[ \t]?보이|(?:되지|보이지|나오지|열리지)[ \t]?않(?:음|아|네|는데|습니다|아요)"
 )
 # a change asked for in words, or a requirement stated, in the guide's languages: what makes a
 # report a request (a Latin word must end there: "prefix", "fixture" and "mustard" are words;
@@ -244,6 +252,24 @@ _POLITE = (
     r"|帮我|幫我|帮忙|幫忙|请|請|给我|給我|麻烦|麻煩|把"
     r"|してください|して下さい|してほしい|して欲しい|してくれ|もらっ|いただ|お願い"
     r"|해\s?줘|해\s?주세요|주세요|주실|줄래|줄 ?수"
+)
+# a question asked in words, with no question mark: a question word opens it, after an "ok," or a
+# "so" or two at most ("how can I test the model with this dataset", "what are the main genres here",
+# "como faço para liberar o arquivo", "что с файлом upload_screen"; "how about …" and "do the
+# rest" ask for work, "what I mean is …" explains), or, in Chinese, Japanese and Korean, a question
+# word anywhere or a question's particle at the end ("后端如何启动", "dll做了什么事情",
+# "どうやって切り替える", "실행 예시 뭐야"); "怎么让 … 居中" asks how to make something, a request
+_QUESTION_WORDS = (
+    r"\A\W{0,3}(?:(?:ok|okay|so|and|but|then|hmm|also|now)[, \t]++){0,2}"
+    r"(?:what(?![ \t]++i[ \t]++mean)|what['’]?s|how(?![ \t]++about)|why|where|which|who|is|are|does"
+    r"|do[ \t]++(?:you|we|i|they|these|those)|can[ \t]++i|could[ \t]++i|should[ \t]++(?:i|we)"
+    r"|qu[eé]|c[oó]mo|d[oó]nde|cu[aá]l(?:es)?|cu[aá]ndo|por[ \t]++qu[eé]|para[ \t]++qu[eé]|hay(?![ \t]++que)"
+    r"|o[ \t]++que|onde|qual|quais|pra[ \t]++que|comment|pourquoi|où|quel\w*|est-ce|wie|wo|warum|welche\w*"
+    r"|что|как|где|почему|зачем|какой|какая|какие|cosa|dove|perch[eé]|quale"
+    r"|come(?![ \t]++(?:up|back|on|in|over)\b))\b"
+    r"|什么|甚麼|(?:怎么|怎麼|如何)(?![让讓使])|为什么|為什麼|为啥|哪|[吗嗎呢么]\W*+\Z"
+    r"|なに|どう(?![ぞも])|どこ|なぜ|どれ|(?<![なほ])どの|いつ(?![もか])|何[がをの]|かな?[。\s]*+\Z"
+    r"|뭐|무엇|어떻게|왜|어디|언제|무슨|(?:까|니|나요|냐)\W*+\Z"
 )
 # what may follow a question's mark at the end of a prompt: blanks, closing quotes and brackets
 _AFTER_QUESTION: Final = " \t\r\n\"'”’)）」』"
@@ -407,6 +433,7 @@ _FAILURE_SEEN_RE = compile_re(_FAILURE_SEEN, IGNORECASE)
 _POLITE_RE = compile_re(_POLITE, IGNORECASE)
 _BUILD_ERROR_RE = compile_re(_BUILD_ERROR)
 _PLAN_ASKED_RE = compile_re(_PLAN_ASKED, IGNORECASE)
+_QUESTION_WORDS_RE = compile_re(_QUESTION_WORDS, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -474,6 +501,12 @@ def polite_request(text: str) -> bool:
 def ends_question(text: str) -> bool:
     """Whether a person's prompt ends with a question mark."""
     return text.rstrip(_AFTER_QUESTION).endswith(("?", "？"))
+
+
+def asks_in_words(text: str) -> bool:
+    """Whether a person's prompt asks a question in words, with or without its mark (see
+    `_QUESTION_WORDS`): "how can I test …", "后端如何启动", "どうやって切り替える"."""
+    return _QUESTION_WORDS_RE.search(text.strip()) is not None
 
 
 def asks_for_plan(text: str) -> bool:

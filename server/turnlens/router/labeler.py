@@ -30,7 +30,9 @@ Four more cases the guide settles and the model's words do not (Part 2):
 - A question about the work with no change asked for ("the login form only supports email?",
   "この設定は本番でも有効？", "this only supports one line?") is analysis: the agent explains. Where the model
   says coding or bookkeeping, no coding rule fired, the prompt is a plain report, it ends as a
-  question or one of the pack's question rules fired, and it is no request phrased as a question
+  question, asks one in words with no mark ("how can I test the model with this dataset",
+  "后端如何启动": `core.prompt_shapes.asks_in_words`) or one of the pack's question rules fired,
+  and it is no request phrased as a question
   ("can you add …?", "帮我…", "してもらっていい？": `core.prompt_shapes.polite_request`), the labeler
   answers analysis: no change asked rules out coding and bookkeeping, and a question about the work
   asks for work, so it is not chat. (The likelier of analysis and design routed status questions,
@@ -62,6 +64,8 @@ from turnlens.router.vocabulary import DEFAULTS
 
 TYPE_CHECKING = False  # `typing` (and the `re` it imports) stays off the one-shot path
 if TYPE_CHECKING:
+    from typing import Final
+
     from turnlens.core.engine import Score
     from turnlens.learn.model import Contribution, Model, Prediction
     from turnlens.learn.phrases import Phrase
@@ -101,6 +105,18 @@ PLAN_WHY = "a plan asked for: the plan is the deliverable, not the code"
 PICK_WHY = "a go-ahead with no task of its own: the route was set when the work was asked"
 BUILD_WHY = "a build error pasted with no request: the fix is the work"
 RUNTIME_WHY = "a failure at run time pasted with no request: its cause comes first"
+# each answer from the guide's evidence by its name in `defaults.toml`'s [evidence], which says how
+# sure such an answer is: how often it was right on real text (the model's renormalised confidence
+# said 100 % for answers about half of which were right)
+EVIDENCE_NAMES: Final = {
+    REQUEST_WHY: "request",
+    PICK_WHY: "pick",
+    BUILD_WHY: "build",
+    RUNTIME_WHY: "runtime",
+    PLAN_WHY: "plan",
+    SYMPTOM_WHY: "symptom",
+    QUESTION_WHY: "question",
+}
 # the pack's chat score that says chat in words of its own: a greeting, a thanks or small talk
 # weighs 2 or more, where `chat.few-words` (a few plain words, which a short request is too) weighs 1
 OWN_CHAT_WORDS = 2
@@ -203,6 +219,7 @@ def label_text(
     else:
         prediction = scorer.predict(body, result)
     evidence = None
+    said = prediction
     # the pack's own chat words keep the chat answer
     said_chat = result.scores.get(prediction.label, 0) >= OWN_CHAT_WORDS
     if prediction.label in _NO_TASK and not said_chat and asks_for_work(body):
@@ -215,6 +232,8 @@ def label_text(
             prediction, evidence = guided, why
     elif prediction.label not in _NO_TASK or pasted_error(body):
         prediction, evidence = _guide_evidence(body, result, prediction)
+    if evidence is not None:
+        prediction = _stated(prediction, said, evidence)
     return Labeling(
         prediction.label,
         result.scores,
@@ -226,6 +245,34 @@ def label_text(
         phrases=found,
         evidence=evidence,
     )
+
+
+def _stated(prediction: Prediction, said: Prediction, evidence: str) -> Prediction:
+    """The guide's answer with the confidence `defaults.toml` gives its evidence; the rest of the
+    probability goes to the other labels as the model (`said`) shared it, none of them above the
+    answer (what one would take over it goes to the others)."""
+    from turnlens.learn.model import Prediction
+    from turnlens.router.vocabulary import vocabulary
+
+    pct = vocabulary().evidence.get(EVIDENCE_NAMES.get(evidence, ""))
+    labels = list(said.probabilities)
+    if pct is None or len(labels) < 2 or pct * len(labels) < 100:
+        return prediction  # (validated data has none such: the answer could not stay first)
+    sure = pct / 100
+    rest = 1.0 - sure
+    shares = {c: said.probabilities[c] + 1e-9 for c in labels if c != prediction.label}
+    full = {prediction.label: sure}
+    while shares:
+        total = sum(shares.values())
+        over = [c for c, p in shares.items() if rest * p / total > sure]
+        if not over:
+            full.update({c: rest * p / total for c, p in shares.items()})
+            break
+        for c in over:
+            full[c] = sure
+            rest -= sure
+            del shares[c]
+    return Prediction(prediction.label, sure, {c: full.get(c, 0.0) for c in labels})
 
 
 def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[Prediction, str | None]:
@@ -248,6 +295,7 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
         return prediction, None
     from turnlens.core.prompt_shapes import (
         asks_for_plan,
+        asks_in_words,
         ends_question,
         plain_report,
         polite_request,
@@ -266,7 +314,7 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
         return Model.restrict(prediction, allowed), SYMPTOM_WHY
     if (
         prediction.label in (_CHANGE_CODE, _APPLY)
-        and (not QUESTION_RULES.isdisjoint(fired) or ends_question(body))
+        and (not QUESTION_RULES.isdisjoint(fired) or ends_question(body) or asks_in_words(body))
         and not polite_request(body)
     ):
         # the agent explains: not a change, and not chat (a question about the work asks for work)

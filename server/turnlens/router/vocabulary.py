@@ -123,13 +123,15 @@ class Phase(Record):
 class Vocabulary(Record):
     """Everything `defaults.toml` says, validated."""
 
-    _fields = ("efforts", "phases", "labels", "keywords", "limits")
+    _fields = ("efforts", "phases", "labels", "keywords", "limits", "evidence")
     __slots__ = _fields
     efforts: tuple[str, ...]
     phases: tuple[Phase, ...]
     labels: FrozenMap[str | None]
     keywords: FrozenMap[str]
     limits: FrozenMap[int]
+    # how sure each of the labeler's answers from the guide's evidence is, in percent
+    evidence: FrozenMap[int]
 
     def __init__(
         self,
@@ -138,8 +140,10 @@ class Vocabulary(Record):
         labels: FrozenMap[str | None],
         keywords: FrozenMap[str],
         limits: FrozenMap[int],
+        evidence: FrozenMap[int],
     ) -> None:
-        for field, value in zip(self._fields, (efforts, phases, labels, keywords, limits), strict=True):
+        values = (efforts, phases, labels, keywords, limits, evidence)
+        for field, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, field, value)
 
     @property
@@ -203,8 +207,20 @@ def _parse_vocabulary(text: str) -> Vocabulary:
     limits = data.get("limits", {})
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in limits.values()):
         raise _data_error("[limits] values must be whole numbers")
+    # an answer from the guide's evidence must stay the likeliest of the labels
+    evidence = data.get("evidence", {})
+    least = -(-100 // len(labels))
+    if not all(
+        isinstance(v, int) and not isinstance(v, bool) and least <= v < 100 for v in evidence.values()
+    ):
+        raise _data_error(f"[evidence] values must be whole percentages from {least} to 99")
     return Vocabulary(
-        tuple(efforts), tuple(phases), FrozenMap(labels), FrozenMap(keywords), FrozenMap(limits)
+        tuple(efforts),
+        tuple(phases),
+        FrozenMap(labels),
+        FrozenMap(keywords),
+        FrozenMap(limits),
+        FrozenMap(evidence),
     )
 
 
