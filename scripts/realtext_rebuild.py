@@ -51,8 +51,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from realtext_eval import MAX_TEXT, cache_dir, sha256, unit_kind
 from realtext_eval import _jsonl as _read_jsonl  # a sibling script
-from realtext_eval import cache_dir, sha256, unit_kind
 
 REPO = Path(__file__).resolve().parents[1]
 REFS = REPO / "tests" / "data" / "realtext"
@@ -213,6 +213,8 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
     if path.lower().endswith((".json", ".jsonl")):
         texts += json_strings(text)
     if path.lower().endswith((".md", ".markdown")):
+        # a transcript's JSON Lines pasted into a Markdown file (a Cursor agent log in a prompt log)
+        texts += json_strings(text)
         for part in _BREAK.split(text.replace("\r\n", "\n")):
             part = part.strip()
             texts += [part, _MARKER_LINE.sub("", part, count=1).strip()]
@@ -253,24 +255,105 @@ def json_strings(text: str) -> list[str]:
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_PARAGRAPH_SPLIT = re.compile(r"(\n[ \t]*\n)")
 _QUOTE = re.compile(r"^>[ \t]?", re.MULTILINE)
 _ALERT = re.compile(r"^\[![A-Z]+\][ \t]*\n")  # a GitHub alert's first line: `> [!IMPORTANT]`
 # the longest run of paragraphs tried as one text (a long agent reply has a few dozen)
 MAX_RUN = 40
 
 
-def paragraph_runs(text: str, wanted: set[str]) -> dict[str, str]:
+# a prompt log's entry label ("**Prompt:**", "- **Промпт**:", "**用户输入：**"), a fenced block, a
+# pair of quotes around a prompt, a table row's cells, a quoted prompt inside a line
+_ENTRY_LABEL = re.compile(r"\A[ \t]*(?:[-*][ \t]*)?\*\*[^*\n]{1,40}\*\*[ \t]*[:：]?[ \t]*")
+_FENCED = re.compile(r"\A```[\w-]*\n(.*)\n```\Z", re.DOTALL)
+_QUOTE_PAIRS = (('"', '"'), ("“", "”"), ("«", "»"), ("「", "」"))
+_INLINE_QUOTED = re.compile(r'"([^"\n]{2,})"|“([^”\n]{2,})”|«([^»\n]{2,})»')
+
+
+def entry_forms(run: str) -> list[str]:
+    """The forms a prompt log (a Markdown file in which a person logged the prompts they typed,
+    PROMPT_LOG.md, AI_PROMPTS.md) gives an entry of `run`: the run without its first lines (a
+    heading, a timestamp, a label line; up to three), without an entry label, out of its fence or its quotes,
+    its `> ` markers removed; each trimmed."""
+    lines = run.strip().split("\n")
+    forms: list[str] = []
+    for k in range(min(len(lines), 4)):  # a heading, a timestamp, a label line or three before it
+        rest = "\n".join(lines[k:])
+        forms += [rest.strip(), _ENTRY_LABEL.sub("", rest, count=1).strip()]
+    out: list[str] = []
+    for form in forms:
+        unquoted = _QUOTE.sub("", form).strip()
+        for cand in (form, unquoted):
+            fenced = _FENCED.match(cand)
+            cand = fenced.group(1).strip() if fenced else cand
+            out.append(cand)
+            for a, b in _QUOTE_PAIRS:
+                if len(cand) >= 2 and cand.startswith(a) and cand.endswith(b):
+                    out.append(cand[1:-1].strip())
+    return out
+
+
+def line_parts(text: str) -> list[str]:
+    """The cells of a prompt log's table rows and the quoted prompts inside its lines."""
+    out: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line.lstrip().startswith("|"):
+            out += [cell.strip() for cell in line.split("|")[1:-1]]
+        quoted = [next(g for g in m.groups() if g is not None) for m in _INLINE_QUOTED.finditer(line)]
+        out += quoted + [q.strip() for q in quoted]
+    return out
+
+
+# the unit kinds only an agent's own export of a session holds
+_AGENT_ONLY = frozenset({"tool_call", "tool_result", "thinking"})
+# the most lines a span of a prompt log is tried with (an entry cut where no blank line is)
+MAX_SPAN_LINES = 400
+
+
+def line_spans(text: str, wanted: set[str]) -> dict[str, str]:
+    """The spans of up to MAX_SPAN_LINES consecutive lines, trimmed, whose hash is in `wanted`:
+    a prompt log's entry between timestamp lines or before a heading, with no blank line around
+    it. Only the hits are kept."""
+    lines = text.split("\n")
+    out: dict[str, str] = {}
+    for i in range(len(lines)):
+        span = ""
+        for k in range(i, min(len(lines), i + MAX_SPAN_LINES)):
+            span = lines[k] if k == i else f"{span}\n{lines[k]}"
+            if len(span) > MAX_TEXT:
+                break
+            cand = span.strip()
+            digest = sha256(cand)
+            if digest in wanted:
+                out[digest] = cand
+        if len(out) == len(wanted):
+            break
+    return out
+
+
+def paragraph_runs(text: str, wanted: set[str], prompt_log: bool = False) -> dict[str, str]:
     """The runs of up to MAX_RUN consecutive paragraphs of a Markdown log whose hash is in
     `wanted`: the last resort for a part cut where no reader cuts (a log whose exporter TurnLens
     does not read); a quoted block (a prompt the exporter wrote as `> ` lines) is tried without
-    its markers too. Only the hits are kept: a long log has millions of runs."""
-    paras = _PARAGRAPH_BREAK.split(text.replace("\r\n", "\n"))
+    its markers too. Only the hits are kept: a long log has millions of runs. A `prompt_log` (a
+    Markdown file a person keeps, with no tool call and no thinking in it) is tried in the forms such a log gives its
+    entries too (`entry_forms`, `line_parts`, `line_spans`)."""
+    text = text.replace("\r\n", "\n").lstrip("\ufeff")
+    # each paragraph with the break before it, so that a run is the file's text as it is
+    pieces = _PARAGRAPH_SPLIT.split(text)
+    paras = [pieces[0]] + [pieces[i] + pieces[i + 1] for i in range(1, len(pieces) - 1, 2)]
     out: dict[str, str] = {}
+    for cand in line_parts(text) if prompt_log else ():
+        digest = sha256(cand)
+        if digest in wanted:
+            out[digest] = cand
     for i in range(len(paras)):
         run = ""
         for k in range(i, min(len(paras), i + MAX_RUN)):
-            run = paras[k] if k == i else f"{run}\n\n{paras[k]}"
-            cands = [run, run.strip()]
+            run = paras[k].lstrip("\n") if k == i else run + paras[k]
+            if len(run) > MAX_TEXT:
+                break
+            cands = [run, run.strip(), *(entry_forms(run) if prompt_log else ())]
             if run.lstrip().startswith(">"):
                 cands.append(_ALERT.sub("", _QUOTE.sub("", run.strip())).strip())
             for cand in cands:
@@ -278,7 +361,9 @@ def paragraph_runs(text: str, wanted: set[str]) -> dict[str, str]:
                 if digest in wanted:
                     out[digest] = cand
         if len(out) == len(wanted):
-            break
+            return out
+    if prompt_log:
+        out.update(line_spans(text, wanted - set(out)))
     return out
 
 
@@ -369,7 +454,10 @@ class Files:
         if new and where.path.lower().endswith((".md", ".markdown")):
             blob = self.blob(where)
             if blob is not None:
-                found.update(paragraph_runs(blob, new))
+                # a prompt log a person keeps holds no tool call and no thinking, which an agent's
+                # own export of a session does
+                kinds = {kind for _, kind, _ in self.readers(where)}
+                found.update(paragraph_runs(blob, new, prompt_log=not kinds & _AGENT_ONLY))
         self._sought[key] |= new
         return found
 
@@ -421,13 +509,13 @@ def rebuild(name: str, refs_dir: Path, cache: Path, files: Files) -> Counter[str
         kept[rid] = {k: ref[k] for k in FIELDS if k in ref} | {"text": text}
         tally["recovered"] += 1
     for ref in refs:  # each tool result's call, as the readers pair them (evidence for its class)
-        row = kept.get(str(ref.get("id")))
+        result = kept.get(str(ref.get("id")))
         where = parse_source(str(ref.get("source", "")))
-        if row is None or where is None or unit_kind(str(ref.get("kind") or "")) != "tool_result":
+        if result is None or where is None or unit_kind(str(ref.get("kind") or "")) != "tool_result":
             continue
         call = files.call(where, str(ref.get("sha256")))
-        if call is not None and row.get("call") != call:
-            row["call"] = call
+        if call is not None and result.get("call") != call:
+            result["call"] = call
             tally["call paired"] += 1
     if kept:
         cache.mkdir(parents=True, exist_ok=True)

@@ -69,6 +69,20 @@ def _git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def _commit(work: Path, message: str) -> str:
+    """A repository of `work`'s files, committed: its commit."""
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", message)
+    return _git(work, "rev-parse", "HEAD")
+
+
+def _write_refs(refs_dir: Path, name: str, refs: list[dict[str, Any]]) -> None:
+    refs_dir.mkdir(exist_ok=True)
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs)
+    (refs_dir / f"{name}.refs.jsonl").write_text(body, encoding="utf-8")
+
+
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Any]:
     repos = tmp_path / "repos"
@@ -80,10 +94,7 @@ def world(tmp_path: Path) -> dict[str, Any]:
         SPECSTORY.replace("the export empty", "the 导出为空"), encoding="utf-8"
     )
     (work / "transcript.md").write_text(QUOTED, encoding="utf-8")
-    _git(work, "init", "-q")
-    _git(work, "add", "-A")
-    _git(work, "commit", "-q", "-m", "logs")
-    commit = _git(work, "rev-parse", "HEAD")
+    commit = _commit(work, "logs")
     # git C-quotes a non-ASCII path the way the refs cite it
     quoted = _git(work, "-c", "core.quotePath=true", "ls-files", ".specstory/history/")
     quoted_path = next(line for line in quoted.split("\n") if line.startswith('"'))
@@ -222,10 +233,7 @@ def test_a_tool_results_call_is_cached_with_it(tmp_path: Path) -> None:
         },
     ]
     (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    _git(work, "init", "-q")
-    _git(work, "add", "-A")
-    _git(work, "commit", "-q", "-m", "session")
-    commit = _git(work, "rev-parse", "HEAD")
+    commit = _commit(work, "session")
     source = f"github.com/octo/agent session.jsonl @{commit} (message #2)"
     refs = [
         _ref("u1", result, source, label="code", kind="tool_result"),
@@ -283,18 +291,14 @@ def test_a_prompt_history_comes_back_by_its_strings(tmp_path: Path) -> None:
     lines += [{"session_id": "s1", "ts": 2, "text": typed[1]}, {"display": typed[2], "project": "/w"}]
     body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines) + "not json\n"
     (work / "history.jsonl").write_text(body, encoding="utf-8")
-    _git(work, "init", "-q")
-    _git(work, "add", "-A")
-    _git(work, "commit", "-q", "-m", "dots")
-    commit = _git(work, "rev-parse", "HEAD")
+    commit = _commit(work, "dots")
     refs = [
         _ref("h1", typed[0], f"octo/dots history.jsonl@{commit} turn 1", label="context"),
         _ref("h2", typed[1].strip(), f"octo/dots history.jsonl@{commit} turn 9", label="spec"),
         _ref("h3", "a prompt nobody typed", f"octo/dots history.jsonl@{commit} turn 3"),
     ]
     refs_dir, cache = tmp_path / "refs", tmp_path / "cache"
-    refs_dir.mkdir()
-    (refs_dir / "hist.refs.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs))
+    _write_refs(refs_dir, "hist", refs)
     rebuild = _load("realtext_rebuild")
     out = _run(
         rebuild, ["--repos", str(tmp_path / "repos"), "--refs", str(refs_dir), "--cache", str(cache), "hist"]
@@ -333,3 +337,73 @@ def test_a_unit_comes_back_trimmed_too() -> None:
     rebuild = _load("realtext_rebuild")
     texts = rebuild.unit_texts("session.jsonl", "{}", [("did you try it?\n", "prompt", None)])
     assert "did you try it?\n" in texts and "did you try it?" in texts
+
+
+PROMPT_LOG = (
+    "# AI prompt log\n\n"
+    "#### Session 1: setup\n"
+    "**User Prompt**:\n"
+    "```\n"
+    '"Set up a Vite project with Tailwind, \n'
+    'and a dark theme toggle"\n'
+    "```\n\n"
+    "**AI Response**: created the project.\n\n"
+    "- **Промпт:** Добавь форму входа с проверкой пароля\n\n"
+    "| # | Time | Prompt |\n"
+    "|---|------|--------|\n"
+    "| 1 | 10:02 | add a CSV export to the report |\n\n"
+    'Prompt 2: "clean the data, drop rows under 18 "\n'
+    "Answer: [code]\n"
+    "19.02.2026 10:50 (GMT+7)\n"
+    "You are a devops engineer: write a compose file\n"
+    "1) nginx\n"
+    "2) php\n"
+    "19.02.2026 10:53 (GMT+7)\n"
+    "add the .env file\n"
+    "# Commit – the next step\n"
+)
+LOGGED = [
+    "Set up a Vite project with Tailwind, \nand a dark theme toggle",  # a label, a fence, quotes
+    "Добавь форму входа с проверкой пароля",  # after an entry label
+    "add a CSV export to the report",  # a table cell
+    "clean the data, drop rows under 18",  # quoted inside a line, trimmed
+    "You are a devops engineer: write a compose file\n1) nginx\n2) php",  # between timestamp lines
+    "add the .env file",  # before a heading, no blank line between
+]
+
+
+def test_a_prompt_logs_entries_come_back_in_the_forms_it_gives_them(tmp_path: Path) -> None:
+    """A prompt log (a Markdown file in which a person logged the prompts they typed) is no
+    transcript: each logged prompt comes back by its hash, out of its label, fence, quotes or
+    table cell, or as a span of lines; a text the file does not hold does not."""
+    work = tmp_path / "repos" / "octo+log"
+    work.mkdir(parents=True)
+    (work / "PROMPT_LOG.md").write_text(PROMPT_LOG, encoding="utf-8")
+    commit = _commit(work, "log")
+    refs = [
+        _ref(f"l{i}", text, f"octo/log PROMPT_LOG.md@{commit} turn {i}") for i, text in enumerate(LOGGED, 1)
+    ]
+    refs.append(_ref("l9", "add a CSV export to the report page", f"octo/log PROMPT_LOG.md@{commit} turn 9"))
+    refs_dir, cache = tmp_path / "refs", tmp_path / "cache"
+    _write_refs(refs_dir, "log", refs)
+    rebuild = _load("realtext_rebuild")
+    out = _run(
+        rebuild, ["--repos", str(tmp_path / "repos"), "--refs", str(refs_dir), "--cache", str(cache), "log"]
+    )
+    assert (
+        out
+        == f"log: {len(LOGGED)} of {len(refs)} texts in the cache (not found 1, recovered {len(LOGGED)})\n"
+    )
+    rows = [json.loads(line) for line in (cache / "log.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["text"] for r in rows] == LOGGED
+
+
+def test_a_transcript_pasted_into_markdown_is_read_by_its_strings() -> None:
+    """JSON Lines of an agent's transcript pasted into a Markdown file give their strings."""
+    rebuild = _load("realtext_rebuild")
+    line = {
+        "role": "user",
+        "message": {"content": [{"text": "<user_query>\nadd a login page\n</user_query>"}]},
+    }
+    texts = rebuild.unit_texts("AI_PROMPTS.md", "# Log\n\n" + json.dumps(line) + "\n", [])
+    assert "add a login page" in texts
