@@ -50,6 +50,11 @@ Four more cases the guide settles and the model's words do not (Part 2):
 
 The guide's evidence also meets a request the model called chat, once it has taken the likeliest
 label that routes ("看一下这个报错": look at this error, a symptom told, so analysis).
+
+Each answer the guide's evidence gives states how often such answers were right on real prompts
+(`[evidence]` in the router's `defaults.toml`, fitted by `scripts/fit_evidence.py`), not the
+model's probability renormalised over the labels the rule allows, which says 100 % where a rule
+allows one label and about half of the question rule's answers are right.
 """
 
 from __future__ import annotations
