@@ -407,10 +407,11 @@ def test_a_symptom_with_a_change_asked_is_left_to_the_model(text: str) -> None:
 
 def test_the_pack_rules_the_guides_evidence_reads_are_in_the_label_pack() -> None:
     # the evidence names rules by id: a rule renamed in the pack would silently switch it off
-    from turnlens.router.labeler import QUESTION_RULES, SYMPTOM_RULE
+    from turnlens.router.labeler import QUESTION_RULES, RUN_RULE, SYMPTOM_RULE
 
     ids = {rule.id for rule in label_pack().rules}
-    assert {SYMPTOM_RULE, *QUESTION_RULES} <= ids, {SYMPTOM_RULE, *QUESTION_RULES} - ids
+    read = {SYMPTOM_RULE, RUN_RULE, *QUESTION_RULES}
+    assert read <= ids, read - ids
 
 
 @pytest.mark.parametrize(
@@ -670,3 +671,37 @@ def test_an_evidence_figure_out_of_range_is_refused_at_load(value: str) -> None:
     bad = text.replace("\nquestion = ", f"\nquestion = {value}  # was ", 1)
     with pytest.raises(RouterDataError, match="evidence"):
         _parse_vocabulary(bad)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "run the comparison script to produce the side-by-side report",
+        "use the other api key, run search again",
+        "execute somente o teste que falhou",
+        "ejecuta los tests de integración",
+        "请运行一下所有测试",
+        "запусти миграции на стейджинге",
+    ],
+)
+def test_a_run_asked_for_with_no_change_is_bookkeeping(text: str) -> None:
+    # Part 2: "run a command" is bookkeeping; the model met "run" in requests for code
+    from turnlens.router.labeler import RUN_WHY
+
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "bookkeeping" and got.evidence == RUN_WHY, text
+    assert got.confidence == pytest.approx(_stated("run"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "run the backend and fix all the conflicts",  # a fix asked for
+        "run the tests; they should all pass after the change",  # a requirement stated
+        "start implementing the tests from TODO.md",  # no run asked for
+        "add a script that runs the migrations",  # a coding rule fired
+    ],
+)
+def test_a_run_with_a_change_is_left_to_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence is None, text

@@ -24,7 +24,7 @@ and the prompt is a plain report
 (`core.prompt_shapes.plain_report`: no "fix it", no requirement such as "it should …", no error
 pasted, a line or two), the labeler answers analysis (or chat, when the model finds that likelier).
 
-Four more cases the guide settles and the model's words do not (Part 2):
+Five more cases the guide settles and the model's words do not (Part 2):
 - A bare go-ahead or pick ("yeah lets do it.", "お願いします。", "1) B 2) A") is chat: the route was
   set when the work was asked. The model, which met "do it" in requests, says coding.
 - A question about the work with no change asked for ("the login form only supports email?",
@@ -43,6 +43,9 @@ Four more cases the guide settles and the model's words do not (Part 2):
   (`core.prompt_shapes.asks_for_plan`: a verb of making, then a plan, a roadmap, a design document
   or an architecture; a plan only named, "follow the plan", is not asked for). Where the model says
   coding, the labeler answers design (or chat, when the model finds that likelier).
+- A run asked for with no change ("run the comparison script", "execute the failing test",
+  "请运行一下所有测试": the pack's `bookkeeping.run` fired, no coding rule did, a plain report) is
+  bookkeeping where the model says coding: Part 2's "run a command".
 - An error pasted with no request (`core.prompt_shapes.pasted_error`) is coding when it is a build,
   compile or type error that names the place to change (`core.prompt_shapes.build_error`:
   "app.ts:14:9 - error TS2322", "Cannot find module"), and analysis when it is a failure at run
@@ -109,6 +112,9 @@ _PLAN = "design"
 PLAN_WHY = "a plan asked for: the plan is the deliverable, not the code"
 PICK_WHY = "a go-ahead with no task of its own: the route was set when the work was asked"
 BUILD_WHY = "a build error pasted with no request: the fix is the work"
+# the pack's rule that asks to run something, and why such a request with no change is bookkeeping
+RUN_RULE = "bookkeeping.run"
+RUN_WHY = "a run asked for, no change: the agent runs it"
 RUNTIME_WHY = "a failure at run time pasted with no request: its cause comes first"
 # each answer from the guide's evidence by its name in `defaults.toml`'s [evidence], which says how
 # sure such an answer is: how often it was right on real text (the model's renormalised confidence
@@ -121,6 +127,7 @@ EVIDENCE_NAMES: Final = {
     PLAN_WHY: "plan",
     SYMPTOM_WHY: "symptom",
     QUESTION_WHY: "question",
+    RUN_WHY: "run",
 }
 # the pack's chat score that says chat in words of its own: a greeting, a thanks or small talk
 # weighs 2 or more, where `chat.few-words` (a few plain words, which a short request is too) weighs 1
@@ -284,7 +291,7 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
     """The model's routing answer, or the answer the guide gives (see the module), with why: a
     go-ahead is chat, a pasted error is coding (a build error) or analysis (a failure at run
     time), a plan asked for is design, a symptom told or a question asked with no change is
-    analysis."""
+    analysis, a run asked for with no change is bookkeeping."""
     from turnlens.core.picks import bare_pick
     from turnlens.learn.model import Model
 
@@ -325,6 +332,9 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
         # the agent explains: not a change, and not chat (a question about the work asks for work)
         allowed = tuple(c for c in prediction.probabilities if c == _FIND_OUT)
         return Model.restrict(prediction, allowed), QUESTION_WHY
+    if prediction.label == _CHANGE_CODE and RUN_RULE in fired:
+        # nothing to change: the agent runs what it was asked to run
+        return Model.restrict(prediction, (_APPLY,)), RUN_WHY
     return prediction, None
 
 
