@@ -27,6 +27,7 @@ sys.path.insert(0, str(HERE))
 from realtext_eval import cache_dir, load_set  # noqa: E402
 
 from turnlens.router.labeler import EVIDENCE_NAMES, label_text  # noqa: E402
+from turnlens.router.vocabulary import vocabulary  # noqa: E402
 
 REFS = HERE.parent / "tests" / "data" / "realtext"
 DEFAULTS_TOML = HERE.parent / "server" / "turnlens" / "router" / "defaults.toml"
@@ -49,10 +50,18 @@ def fit(sets: list[str], refs: Path = REFS, cache: Path | None = None) -> dict[s
             key = EVIDENCE_NAMES[labeling.evidence]
             answers[key] += 1
             right[key] += labeling.label == item.label
+    # the range `defaults.toml` accepts: an answer from the evidence stays the likeliest label
+    least = -(-100 // len(vocabulary().labels))
     out = {}
     for key in EVIDENCE_NAMES.values():
         n, ok = answers[key], right[key]
-        out[key] = (n, ok, min(99, max(1, round(100 * (ok + 1) / (n + 2)))))
+        pct = round(100 * (ok + 1) / (n + 2))
+        if pct < least:
+            print(
+                f"{key}: right {pct} % of the time, stated as {least} %: the rule is worth less than a guess",
+                file=sys.stderr,
+            )
+        out[key] = (n, ok, min(99, max(least, pct)))
     return out
 
 

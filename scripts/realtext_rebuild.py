@@ -254,7 +254,6 @@ def json_strings(text: str) -> list[str]:
     return out
 
 
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _PARAGRAPH_SPLIT = re.compile(r"(\n[ \t]*\n)")
 _QUOTE = re.compile(r"^>[ \t]?", re.MULTILINE)
 _ALERT = re.compile(r"^\[![A-Z]+\][ \t]*\n")  # a GitHub alert's first line: `> [!IMPORTANT]`
@@ -273,8 +272,8 @@ _INLINE_QUOTED = re.compile(r'"([^"\n]{2,})"|“([^”\n]{2,})”|«([^»\n]{2,}
 def entry_forms(run: str) -> list[str]:
     """The forms a prompt log (a Markdown file in which a person logged the prompts they typed,
     PROMPT_LOG.md, AI_PROMPTS.md) gives an entry of `run`: the run without its first lines (a
-    heading, a timestamp, a label line; up to three), without an entry label, out of its fence or its quotes,
-    its `> ` markers removed; each trimmed."""
+    heading, a timestamp, a label line; up to three), without an entry label, out of its fence or
+    its quotes, its `> ` markers removed; each trimmed."""
     lines = run.strip().split("\n")
     forms: list[str] = []
     for k in range(min(len(lines), 4)):  # a heading, a timestamp, a label line or three before it
@@ -336,14 +335,14 @@ def paragraph_runs(text: str, wanted: set[str], prompt_log: bool = False) -> dic
     `wanted`: the last resort for a part cut where no reader cuts (a log whose exporter TurnLens
     does not read); a quoted block (a prompt the exporter wrote as `> ` lines) is tried without
     its markers too. Only the hits are kept: a long log has millions of runs. A `prompt_log` (a
-    Markdown file a person keeps, with no tool call and no thinking in it) is tried in the forms such a log gives its
-    entries too (`entry_forms`, `line_parts`, `line_spans`)."""
+    Markdown file a person keeps, with no tool call and no thinking in it) is also tried in the
+    forms such a log gives its entries (`entry_forms`, `line_parts`, `line_spans`)."""
     text = text.replace("\r\n", "\n").lstrip("\ufeff")
     # each paragraph with the break before it, so that a run is the file's text as it is
     pieces = _PARAGRAPH_SPLIT.split(text)
     paras = [pieces[0]] + [pieces[i] + pieces[i + 1] for i in range(1, len(pieces) - 1, 2)]
     out: dict[str, str] = {}
-    for cand in line_parts(text) if prompt_log else ():
+    for cand in line_parts(text) if prompt_log else []:
         digest = sha256(cand)
         if digest in wanted:
             out[digest] = cand
