@@ -31,18 +31,24 @@ def _script() -> ModuleType:
     return module
 
 
-def test_each_answer_is_counted_with_how_often_it_was_right(tmp_path: Path) -> None:
-    mod = _script()
+def _tiny_set(tmp_path: Path, rows: list[tuple[str, str, str]]) -> tuple[Path, Path]:
+    """A `dev-prompts` set of (id, text, label) rows: its refs folder and its cache folder."""
     cache, refs = tmp_path / "cache", tmp_path / "refs"
     cache.mkdir()
     refs.mkdir()
     eval_mod = sys.modules["realtext_eval"]
     with (cache / "dev-prompts.jsonl").open("w", encoding="utf-8") as handle:
-        for i, text, _label in PROMPTS:
+        for i, text, _label in rows:
             handle.write(json.dumps({"id": i, "text": text}) + "\n")
     with (refs / "dev-prompts.refs.jsonl").open("w", encoding="utf-8") as handle:
-        for i, text, label in PROMPTS:
+        for i, text, label in rows:
             handle.write(json.dumps({"id": i, "label": label, "sha256": eval_mod.sha256(text)}) + "\n")
+    return refs, cache
+
+
+def test_each_answer_is_counted_with_how_often_it_was_right(tmp_path: Path) -> None:
+    mod = _script()
+    refs, cache = _tiny_set(tmp_path, PROMPTS)
     fitted = mod.fit(["dev-prompts"], refs, cache)
     assert fitted["question"] == (2, 1, 50)  # (1 + 1) / (2 + 2)
     assert fitted["pick"] == (1, 1, 67)  # (1 + 1) / (1 + 2)
@@ -54,17 +60,8 @@ def test_a_figure_stays_in_the_range_the_defaults_accept(tmp_path: Path) -> None
     # four wrong answers of five would state 17 %: under a guess among the five labels, which
     # `defaults.toml` refuses at load, so the figure is the least it accepts
     mod = _script()
-    cache, refs = tmp_path / "cache", tmp_path / "refs"
-    cache.mkdir()
-    refs.mkdir()
-    eval_mod = sys.modules["realtext_eval"]
     rows = [(f"w{i}", "how can I test the model with this dataset", "coding") for i in range(4)]
-    with (cache / "dev-prompts.jsonl").open("w", encoding="utf-8") as handle:
-        for i, text, _label in rows:
-            handle.write(json.dumps({"id": i, "text": text}) + "\n")
-    with (refs / "dev-prompts.refs.jsonl").open("w", encoding="utf-8") as handle:
-        for i, text, label in rows:
-            handle.write(json.dumps({"id": i, "label": label, "sha256": eval_mod.sha256(text)}) + "\n")
+    refs, cache = _tiny_set(tmp_path, rows)
     assert mod.fit(["dev-prompts"], refs, cache)["question"] == (4, 0, 20)
 
 
