@@ -1,8 +1,8 @@
 """What a person's prompt is by its shape (`turnlens.core.prompt_shapes`): one that asks for
 something is a request, neither chitchat nor a review, however few its words (a greeting, a
 thanks, an acknowledgement or a bare "continue" is left to the model); one that is nothing but
-shell command lines, or an error pasted with no request, is code; one that sets a standing rule
-or lists points is kept word for word. Only a person's prompt is read this way."""
+shell command lines, or an error pasted with no request, is code; one that sets a standing rule,
+lists points or states conditions is kept word for word. Only a person's prompt is read this way."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_MAX,
     COMMANDS_WHY,
+    CONDITION_HEAD,
+    CONDITIONS_WHY,
     ERROR_HEAD,
     ERROR_WHY,
     LIST_HEAD,
@@ -37,6 +39,7 @@ from turnlens.core.prompt_shapes import (
     plain_report,
     polite_request,
     standing_rule,
+    states_conditions,
     tells_failure,
 )
 from turnlens.core.rules import builtin_pack
@@ -350,6 +353,41 @@ def test_a_standing_rule_is_looked_for_in_the_head_only() -> None:
     assert standing_rule("answer in Korean from now on\n" + "x " * RULE_HEAD)
 
 
+# a request that states two conditions or more the result must meet, in the guide's languages
+CONDITIONS = [
+    "Add an export button to the report page. It should only appear for admins, and the file must use"
+    " semicolons as separators.",
+    "make sure the cache is cleared on logout and never keep tokens in local storage",
+    "The upload must reject files over 20 MB. Don't change the public API.",
+    "Build the settings dialog: the theme switch is off by default and the language list shows at"
+    " least five entries.",
+    "给设置页加一个导出按钮，只能管理员看到，导出的文件必须是 UTF-8 编码",
+    "不要改动数据库结构，新字段需要兼容旧数据",
+    "検索結果は必ず日付順に並べて、削除済みの記事は表示しないようにしてください",
+    "로그인 버튼은 반드시 오른쪽 위에 두고, 비밀번호는 로그에 남기지 않도록 해 주세요",
+    "El formulario debe validar el correo y nunca enviar la contraseña en texto plano.",
+    "A API deve aceitar arquivos de até 50 MB e só aceitar PDF.",
+    "Le script doit tourner sans réseau et ne jamais écrire en dehors du dossier tmp.",
+    "Die Tabelle muss sortierbar sein und darf nur die letzten 30 Tage zeigen, Export soll immer als CSV gehen.",
+    "Кнопка должна быть неактивной, пока форма не заполнена, и всегда показывать подсказку.",
+    "Il pulsante deve essere visibile solo agli utenti registrati, e il testo dovrebbe restare in italiano.",
+]
+# one mark alone (a wish or a note), a question, the person's own plans, a word that only holds a
+# mark: no condition stated
+NOT_CONDITIONS = [
+    "it should be faster",
+    "only the login page is slow today",
+    "fix the header, it looks off on mobile",
+    "should the button only show for admins? and must it be red?",
+    "how should I structure the tests so they only run once",
+    "I should have said this earlier: we need to ship by Friday",
+    "I don't know why, I only changed the config",
+    "like the onlyfans clone, the shoulder icon sits on the nieve background",
+    "前と同じように、例のように並べて",
+    "这个页面为什么必须登录才能看？不要骗我",
+]
+
+
 # a sentence about a command, two points or numbers in a line, a word of time or a language
 # alone: no shape
 QUIET = [
@@ -357,6 +395,7 @@ QUIET = [
     *((text, lists_points, LIST_WHY) for text in NOT_LISTS),
     *((text, standing_rule, RULE_WHY) for text in NOT_STANDING),
     *((text, pasted_error, ERROR_WHY) for text in NOT_PASTED_ERRORS),
+    *((text, states_conditions, CONDITIONS_WHY) for text in NOT_CONDITIONS),
 ]
 
 
@@ -374,6 +413,7 @@ def test_what_only_looks_like_a_shape_is_none(text: str, shape: Callable[[str], 
         (PASTED_ERRORS[0], ERROR_WHY),
         (LISTS[0], LIST_WHY),
         (STANDING_RULES[0], RULE_WHY),
+        (CONDITIONS[0], CONDITIONS_WHY),
     ],
 )
 def test_only_a_persons_prompt_is_read_so(text: str, why: str) -> None:
@@ -391,6 +431,7 @@ SETTLED = [
     *((text, command_lines, ("code",), COMMANDS_WHY) for text in COMMAND_LINES),
     *((text, pasted_error, ("code",), ERROR_WHY) for text in PASTED_ERRORS),
     *((text, lists_points, ("decision", "spec", "code"), LIST_WHY) for text in LISTS),
+    *((text, states_conditions, ("spec", "code"), CONDITIONS_WHY) for text in CONDITIONS),
 ]
 
 
@@ -404,6 +445,28 @@ def test_a_prompt_settled_by_its_shape(
     assert shape(text)
     assert kind_evidence("prompt", text) == (classes, why)
     assert classify_unit(text, "prompt").task_class in classes
+
+
+def test_conditions_are_counted_in_the_head_only() -> None:
+    """A long paste is not read to its end: marks past `CONDITION_HEAD` do not count."""
+    late = "x " * CONDITION_HEAD + "it must work offline and never log passwords"
+    assert not states_conditions(late)
+    assert states_conditions("it must work offline and never log passwords " + "x " * CONDITION_HEAD)
+
+
+def test_the_persons_own_plans_are_no_condition() -> None:
+    """ "we need to" and "I should" say what the person plans; the rest must still be two."""
+    assert not states_conditions("we need to ship this and I should write the notes; it must build")
+    assert states_conditions("we need to ship this; it must build and must pass the linter")
+
+
+def test_conditions_stated_come_after_a_list_and_before_a_request() -> None:
+    """A list of points keeps its classes (a decision among them); conditions stated in a
+    request of a few words are no longer left as context."""
+    listed = "1. the button must be blue\n2. it should never move\n3. keep the label"
+    assert kind_evidence("prompt", listed)[1] == LIST_WHY
+    assert asks(CONDITIONS[1])
+    assert kind_evidence("prompt", CONDITIONS[1])[1] == CONDITIONS_WHY
 
 
 # a person's question to the agent about itself: its identity, its model, what it can do or reach

@@ -32,6 +32,7 @@ from turnlens.core.prebuilt import compile_re
 from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_WHY,
+    CONDITIONS_WHY,
     ERROR_WHY,
     LIST_WHY,
     RULE_WHY,
@@ -40,6 +41,7 @@ from turnlens.core.prompt_shapes import (
     lists_points,
     pasted_error,
     standing_rule,
+    states_conditions,
 )
 from turnlens.core.results import SHAPE_HEAD, failed, result_evidence
 
@@ -261,8 +263,8 @@ _KIND_WHY: Final = {
 # what a person's prompt may be by its shape, asked in this order (`core.picks`,
 # `core.prompt_shapes`): a pick, a go-ahead or a choice said decides; a pasted error (npm's
 # `npm ERR!` lines too, before they read as command lines) and command lines are code; a
-# standing rule or a list of points is kept word for word; a request of a few words is neither
-# chitchat nor a review
+# standing rule or a list of points is kept word for word; a request that states conditions is a
+# spec (code where it is mostly a paste); a request of a few words is neither chitchat nor a review
 _PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], ...]] = (
     (bare_pick, ("decision",), PICK_WHY),
     (answered_go_ahead, ("decision",), GO_AHEAD_WHY),
@@ -271,6 +273,7 @@ _PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], 
     (command_lines, ("code",), COMMANDS_WHY),
     (standing_rule, ("decision", "spec"), RULE_WHY),
     (lists_points, ("decision", "spec", "code"), LIST_WHY),
+    (states_conditions, ("spec", "code"), CONDITIONS_WHY),
     (asks, ("decision", "spec", "code", "context"), ASK_WHY),
 )
 

@@ -1,5 +1,5 @@
 """What a person's prompt is by its shape: a request of a few words, a list of points, a
-standing rule, nothing but command lines, an error pasted with no request (a build error or a
+standing rule, conditions stated, nothing but command lines, an error pasted with no request (a build error or a
 failure at run time), a question to the agent about itself, a plain report of what is seen (a
 failure among them), a request phrased politely or as a question, a question, or a plan asked for.
 
@@ -23,6 +23,20 @@ A person's prompt that lists three points or more ("1. … 2. … 3. …", "- �
 what the agent must do point by point: a summary would lose the points, so it is kept word for
 word, as a spec, a decision or code (docs/labels.md, Part 1: context, "a numbered list of such
 conditions"); the model answers among those three.
+
+A person's prompt that states two conditions or more the result must meet ("it should only show
+once every question is answered, and never before the timer ends", "不要改接口，必须兼容旧数据",
+"deve aceitar até 50 MB e nunca executáveis") carries what a summary would lose: a requirement
+says what the result must or must not do, so that someone could check it afterwards, and such a
+request is a spec, or code where it is mostly a pasted log (docs/labels.md, Part 1: context,
+"a request that carries one or more such conditions"). The marks are the words of obligation,
+prohibition and limit in the guide's languages ("should", "must", "make sure", "don't", "never",
+"only", "by default", "必须", "不要", "べき", "해야", "debe", "nunca", "должен", "только", "muss",
+"doit"…), counted in the head of the prompt, less those a person says of themselves ("I should",
+"we need to": their own plans, a proposal). One mark is as often a wish or a plan ("it should
+be faster", "only the login page is slow") as a requirement; two are mostly requirements. A
+prompt that asks a question (a question mark, or a question word that opens it: "how should
+I structure the tests") asks and states nothing: the model decides.
 
 A person's prompt that is nothing but shell command lines ("npm start", "cd ~/site" then
 "python3 -m http.server 8000", aider's "/run git status") is machine text typed to be run: code,
@@ -91,6 +105,13 @@ ASK_HEAD: Final = 200
 SOCIAL_HEAD: Final = 40
 
 LIST_WHY: Final = "a person's prompt that lists three points or more is kept word for word"
+CONDITIONS_WHY: Final = (
+    "a person's prompt that states two conditions or more the result must meet is a spec (code"
+    " where it is mostly a paste), kept word for word"
+)
+# the fewest marks of a condition stated, and the characters of a prompt read for them
+CONDITION_MIN: Final = 2
+CONDITION_HEAD: Final = 4000
 COMMANDS_WHY: Final = "a person's prompt that is nothing but shell command lines is code"
 ERROR_WHY: Final = "a person's prompt that is an error or a warning pasted with no request is code"
 # a plain report: at most this many non-blank lines and characters (trimmed)
@@ -419,6 +440,33 @@ _RULE_CUES: Final = (
     *_ALWAYS_OTHERS.split("|"),
 )
 
+# a condition the result must meet: a word of obligation, prohibition or limit, in the guide's
+# languages ("should", "must", "make sure", "never", "only", "by default", "必须", "不要", "べき",
+# "해야", "debe", "nunca", "должен", "только", "muss", "doit"; a Latin word must end there:
+# "onlyfans", "shoulder" and "nieve" are words; the Japanese "ように" not after "の": "like …")
+_CONDITION = (
+    r"\b(?:should(?:n['’]?t)?|must(?:n['’]?t)?|shall|needs?[ \t]++to|ha(?:s|ve)[ \t]++to|make[ \t]++sure"
+    r"|ensure|don['’]?t|do[ \t]++not|never|always|only|by[ \t]++default|at[ \t]++(?:least|most)"
+    r"|no[ \t]++more[ \t]++than"
+    r"|debe|deben|deber[ií]a|tienen?[ \t]++que|nunca|siempre|s[oó]lo|[uú]nicamente|aseg[uú]rate"
+    r"|deve|devem|deveria|t[eê]m[ \t]++que|tem[ \t]++que|sempre|s[oó]mente|apenas|garanta|certifique-se"
+    r"|doit|doivent|devrait|il[ \t]++faut|toujours|jamais|seulement|uniquement|assure-toi"
+    r"|muss|m[uü]ssen|soll|sollte|sollen|immer|niemals|nie|nur|stelle[ \t]++sicher"
+    r"|должен|должна|должно|должны|нужно|надо|всегда|никогда|только|обязательно|убедись"
+    r"|devono|dovrebbe|assicurati)\b"
+    r"|(?<!\w)só\b"
+    r"|必须|必須|应该|應該|应当|需要|不要|不能|只能|确保|確保|保证|默认|預設|务必|務必|禁止|不允许|不允許"
+    r"|必ず|べき|ないで|(?<!の)ように|必要"
+    r"|해야|하지[ \t]?마|반드시|않도록|되도록"
+)
+# the same words said by the person of themselves: their own plans, or a proposal ("I should",
+# "we need to", "I don't"), no condition on the result
+_OWN_PLAN = (
+    r"\b(?:i|we)[ \t]++(?:should|must|need[ \t]++to|have[ \t]++to|don['’]?t|do[ \t]++not|never|always|only)\b"
+)
+# a question asked with its mark
+_QUESTION_MARK = r"[?？]"
+
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
 _COMMANDS_RE = compile_re(_COMMANDS)
@@ -434,6 +482,9 @@ _POLITE_RE = compile_re(_POLITE, IGNORECASE)
 _BUILD_ERROR_RE = compile_re(_BUILD_ERROR)
 _PLAN_ASKED_RE = compile_re(_PLAN_ASKED, IGNORECASE)
 _QUESTION_WORDS_RE = compile_re(_QUESTION_WORDS, IGNORECASE)
+_CONDITION_RE = compile_re(_CONDITION, IGNORECASE)
+_OWN_PLAN_RE = compile_re(_OWN_PLAN, IGNORECASE)
+_QUESTION_MARK_RE = compile_re(_QUESTION_MARK)
 
 
 def asks(text: str) -> bool:
@@ -524,6 +575,18 @@ def lists_points(text: str) -> bool:
     # the first few points only: a long list is not read to its end
     points = zip(range(LIST_MIN_POINTS), _POINT_RE.finditer(text, 0, LIST_HEAD), strict=False)
     return sum(1 for _ in points) == LIST_MIN_POINTS
+
+
+def states_conditions(text: str) -> bool:
+    """Whether a person's prompt states at least `CONDITION_MIN` conditions the result must meet
+    and asks no question (see the module)."""
+    head = text.strip()[:CONDITION_HEAD]
+    if _QUESTION_MARK_RE.search(head) is not None or asks_in_words(head):
+        return False
+    marks = sum(1 for _ in _CONDITION_RE.finditer(head))
+    if marks < CONDITION_MIN:
+        return False
+    return marks - sum(1 for _ in _OWN_PLAN_RE.finditer(head)) >= CONDITION_MIN
 
 
 # a question to the agent about itself: who or what model it is, what it can do or reach
