@@ -261,9 +261,11 @@ _ALERT = re.compile(r"^\[![A-Z]+\][ \t]*\n")  # a GitHub alert's first line: `> 
 MAX_RUN = 40
 
 
-# a prompt log's entry label ("**Prompt:**", "- **Промпт**:", "**用户输入：**"), a fenced block, a
-# pair of quotes around a prompt, a table row's cells, a quoted prompt inside a line
-_ENTRY_LABEL = re.compile(r"\A[ \t]*(?:[-*][ \t]*)?\*\*[^*\n]{1,40}\*\*[ \t]*[:：]?[ \t]*")
+# a prompt log's entry label ("**Prompt:**", "- **Промпт**:", "**用户输入：**", "12. **User**:"), an
+# entry's number ("3. " before the prompt), a fenced block, a pair of quotes around a prompt, a
+# table row's cells, a quoted prompt inside a line
+_ENTRY_LABEL = re.compile(r"\A[ \t]*(?:(?:[-*]|[0-9]{1,4}[.)])[ \t]*)?\*\*[^*\n]{1,40}\*\*[ \t]*[:：]?[ \t]*")
+_ENTRY_NUMBER = re.compile(r"\A[ \t]*[0-9]{1,4}[.)][ \t]+")
 _FENCED = re.compile(r"\A```[\w-]*\n(.*)\n```\Z", re.DOTALL)
 _QUOTE_PAIRS = (('"', '"'), ("“", "”"), ("«", "»"), ("「", "」"))
 _INLINE_QUOTED = re.compile(r'"([^"\n]{2,})"|“([^”\n]{2,})”|«([^»\n]{2,})»')
@@ -272,13 +274,14 @@ _INLINE_QUOTED = re.compile(r'"([^"\n]{2,})"|“([^”\n]{2,})”|«([^»\n]{2,}
 def entry_forms(run: str) -> list[str]:
     """The forms a prompt log (a Markdown file in which a person logged the prompts they typed,
     PROMPT_LOG.md, AI_PROMPTS.md) gives an entry of `run`: the run without its first lines (a
-    heading, a timestamp, a label line; up to three), without an entry label, out of its fence or
-    its quotes, its `> ` markers removed; each trimmed."""
+    heading, a timestamp, a label line; up to three), without an entry label or number, out of its
+    fence or its quotes, its `> ` markers removed; each trimmed."""
     lines = run.strip().split("\n")
     forms: list[str] = []
     for k in range(min(len(lines), 4)):  # a heading, a timestamp, a label line or three before it
         rest = "\n".join(lines[k:])
         forms += [rest.strip(), _ENTRY_LABEL.sub("", rest, count=1).strip()]
+        forms.append(_ENTRY_NUMBER.sub("", rest, count=1).strip())
     out: list[str] = []
     for form in forms:
         unquoted = _QUOTE.sub("", form).strip()
@@ -293,9 +296,13 @@ def entry_forms(run: str) -> list[str]:
 
 
 def line_parts(text: str) -> list[str]:
-    """The cells of a prompt log's table rows and the quoted prompts inside its lines."""
+    """The cells of a prompt log's table rows, the quoted prompts inside its lines, and what
+    follows a line's entry label ("47. **User**: …", the agent's notes on the lines below)."""
     out: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
+        labelled = _ENTRY_LABEL.match(line)
+        if labelled is not None:
+            out.append(line[labelled.end() :].strip())
         if line.lstrip().startswith("|"):
             out += [cell.strip() for cell in line.split("|")[1:-1]]
         quoted = [next(g for g in m.groups() if g is not None) for m in _INLINE_QUOTED.finditer(line)]
@@ -312,19 +319,31 @@ MAX_SPAN_LINES = 400
 def line_spans(text: str, wanted: set[str]) -> dict[str, str]:
     """The spans of up to MAX_SPAN_LINES consecutive lines, trimmed, whose hash is in `wanted`:
     a prompt log's entry between timestamp lines or before a heading, with no blank line around
-    it. Only the hits are kept."""
+    it; a span that opens on an entry label is tried without it and out of its quotes too (a
+    prompt quoted over several lines, the next label on the line after it). Only the hits are
+    kept."""
     lines = text.split("\n")
     out: dict[str, str] = {}
     for i in range(len(lines)):
         span = ""
+        labelled = _ENTRY_LABEL.match(lines[i])
         for k in range(i, min(len(lines), i + MAX_SPAN_LINES)):
             span = lines[k] if k == i else f"{span}\n{lines[k]}"
             if len(span) > MAX_TEXT:
                 break
-            cand = span.strip()
-            digest = sha256(cand)
-            if digest in wanted:
-                out[digest] = cand
+            cands = [span.strip()]
+            if labelled is not None:
+                bare = span[labelled.end() :].strip()
+                cands.append(bare)
+                cands += [
+                    bare[1:-1].strip()
+                    for a, b in _QUOTE_PAIRS
+                    if len(bare) >= 2 and bare[0] == a and bare[-1] == b
+                ]
+            for cand in cands:
+                digest = sha256(cand)
+                if digest in wanted:
+                    out[digest] = cand
         if len(out) == len(wanted):
             break
     return out

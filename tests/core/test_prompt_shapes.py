@@ -2,7 +2,8 @@
 something is a request, neither chitchat nor a review, however few its words (a greeting, a
 thanks, an acknowledgement or a bare "continue" is left to the model); one that is nothing but
 shell command lines, or an error pasted with no request, is code; one that sets a standing rule,
-lists points or states conditions is kept word for word. Only a person's prompt is read this way."""
+lists points or states conditions is kept word for word; a commit or push asked for is a request,
+no decision. Only a person's prompt is read this way."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_MAX,
     COMMANDS_WHY,
+    COMMIT_MAX_WORDS,
+    COMMIT_WHY,
     CONDITION_HEAD,
     CONDITIONS_WHY,
     ERROR_HEAD,
@@ -31,6 +34,7 @@ from turnlens.core.prompt_shapes import (
     asks,
     asks_for_plan,
     asks_in_words,
+    asks_to_commit,
     build_error,
     command_lines,
     ends_question,
@@ -372,19 +376,43 @@ CONDITIONS = [
     "Кнопка должна быть неактивной, пока форма не заполнена, и всегда показывать подсказку.",
     "Il pulsante deve essere visibile solo agli utenti registrati, e il testo dovrebbe restare in italiano.",
 ]
-# one mark alone (a wish or a note), a question, the person's own plans, a word that only holds a
-# mark: no condition stated
+# one mark alone (a wish or a note), a question, a word that only holds a mark: no condition stated
 NOT_CONDITIONS = [
     "it should be faster",
     "only the login page is slow today",
     "fix the header, it looks off on mobile",
     "should the button only show for admins? and must it be red?",
     "how should I structure the tests so they only run once",
-    "I should have said this earlier: we need to ship by Friday",
-    "I don't know why, I only changed the config",
+    "I changed the config this morning, and only the login page is slow",
     "like the onlyfans clone, the shoulder icon sits on the nieve background",
     "前と同じように、例のように並べて",
     "这个页面为什么必须登录才能看？不要骗我",
+]
+
+
+# a directive to commit, push or deploy the work, in the guide's languages: a request
+COMMITS = [
+    "commit and push",
+    "push the commit",
+    "commit this and open a PR",
+    "deploy the functions to staging",
+    "コミットしてプッシュしてください",
+    "提交并推送到远程仓库",
+    "커밋하고 푸시해 줘",
+    "haz commit de los cambios",
+    "faz o push para a main",
+    "закоммить и запушь",
+]
+# one that settles something along with it, a longer prompt, a word that only holds the verb
+NOT_COMMITS = [
+    "ok, that's good enough: commit and push",
+    "LGTM, push it",
+    "don't push yet, the tests are red",
+    "先不要提交",
+    "まだプッシュしないで",
+    "the commitment to the schedule is in the roadmap doc",
+    "add push notifications to the settings screen so users can turn them on and off for each"
+    " channel they follow",
 ]
 
 
@@ -396,6 +424,7 @@ QUIET = [
     *((text, standing_rule, RULE_WHY) for text in NOT_STANDING),
     *((text, pasted_error, ERROR_WHY) for text in NOT_PASTED_ERRORS),
     *((text, states_conditions, CONDITIONS_WHY) for text in NOT_CONDITIONS),
+    *((text, asks_to_commit, COMMIT_WHY) for text in NOT_COMMITS),
 ]
 
 
@@ -414,6 +443,7 @@ def test_what_only_looks_like_a_shape_is_none(text: str, shape: Callable[[str], 
         (LISTS[0], LIST_WHY),
         (STANDING_RULES[0], RULE_WHY),
         (CONDITIONS[0], CONDITIONS_WHY),
+        (COMMITS[0], COMMIT_WHY),
     ],
 )
 def test_only_a_persons_prompt_is_read_so(text: str, why: str) -> None:
@@ -432,6 +462,7 @@ SETTLED = [
     *((text, pasted_error, ("code",), ERROR_WHY) for text in PASTED_ERRORS),
     *((text, lists_points, ("decision", "spec", "code"), LIST_WHY) for text in LISTS),
     *((text, states_conditions, ("spec", "code"), CONDITIONS_WHY) for text in CONDITIONS),
+    *((text, asks_to_commit, ("spec", "code", "context"), COMMIT_WHY) for text in COMMITS),
 ]
 
 
@@ -454,10 +485,10 @@ def test_conditions_are_counted_in_the_head_only() -> None:
     assert states_conditions("it must work offline and never log passwords " + "x " * CONDITION_HEAD)
 
 
-def test_the_persons_own_plans_are_no_condition() -> None:
-    """ "we need to" and "I should" say what the person plans; the rest must still be two."""
-    assert not states_conditions("we need to ship this and I should write the notes; it must build")
-    assert states_conditions("we need to ship this; it must build and must pass the linter")
+def test_a_requirement_said_of_us_is_one() -> None:
+    """Typed to an agent, "we should use …" and "I should be able to …" bind the result."""
+    assert states_conditions("we should use the billing module, and we should reuse its create service")
+    assert states_conditions("I should be able to pick a folder, not only a file")
 
 
 def test_conditions_stated_come_after_a_list_and_before_a_request() -> None:
@@ -467,6 +498,19 @@ def test_conditions_stated_come_after_a_list_and_before_a_request() -> None:
     assert kind_evidence("prompt", listed)[1] == LIST_WHY
     assert asks(CONDITIONS[1])
     assert kind_evidence("prompt", CONDITIONS[1])[1] == CONDITIONS_WHY
+
+
+def test_a_yes_with_a_push_said_stays_a_go_ahead() -> None:
+    """ "sure, push it" answers the agent: the go-ahead (a decision) is asked before the
+    directive to commit."""
+    assert asks_to_commit("push it to main")
+    assert kind_evidence("prompt", "sure, push it to main")[0] == ("decision",)
+
+
+def test_a_directive_to_commit_is_a_few_words() -> None:
+    words = " ".join(["commit"] + ["word"] * COMMIT_MAX_WORDS)
+    assert not asks_to_commit(words)
+    assert asks_to_commit(" ".join(["commit"] + ["word"] * (COMMIT_MAX_WORDS - 1)))
 
 
 # a person's question to the agent about itself: its identity, its model, what it can do or reach

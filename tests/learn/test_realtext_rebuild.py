@@ -360,7 +360,18 @@ PROMPT_LOG = (
     "2) php\n"
     "19.02.2026 10:53 (GMT+7)\n"
     "add the .env file\n"
-    "# Commit – the next step\n"
+    "# Commit – the next step\n\n"
+    "12. **User**: 把登录页改成深色主题\n"
+    "    - **Action**: switched the theme.\n\n"
+    "## Step 7\n"
+    '**Prompt:** "the build says: error TS2322\n'
+    'fix it and check the other pages."\n'
+    "**Result:** fixed the types.\n\n"
+    "3. build the settings page\n\n"
+    "# Layout\n\n"
+    "- a header\n"
+    "- a form\n\n"
+    "4. add a logout button\n"
 )
 LOGGED = [
     "Set up a Vite project with Tailwind, \nand a dark theme toggle",  # a label, a fence, quotes
@@ -369,6 +380,9 @@ LOGGED = [
     "clean the data, drop rows under 18",  # quoted inside a line, trimmed
     "You are a devops engineer: write a compose file\n1) nginx\n2) php",  # between timestamp lines
     "add the .env file",  # before a heading, no blank line between
+    "把登录页改成深色主题",  # after a numbered entry label, the agent's notes below it
+    "the build says: error TS2322\nfix it and check the other pages.",  # quoted over two lines
+    "build the settings page\n\n# Layout\n\n- a header\n- a form",  # a numbered entry's paragraphs
 ]
 
 
@@ -383,7 +397,7 @@ def test_a_prompt_logs_entries_come_back_in_the_forms_it_gives_them(tmp_path: Pa
     refs = [
         _ref(f"l{i}", text, f"octo/log PROMPT_LOG.md@{commit} turn {i}") for i, text in enumerate(LOGGED, 1)
     ]
-    refs.append(_ref("l9", "add a CSV export to the report page", f"octo/log PROMPT_LOG.md@{commit} turn 9"))
+    refs.append(_ref("l99", "add a CSV export to the report page", f"octo/log PROMPT_LOG.md@{commit} turn 9"))
     refs_dir, cache = tmp_path / "refs", tmp_path / "cache"
     _write_refs(refs_dir, "log", refs)
     rebuild = _load("realtext_rebuild")

@@ -81,10 +81,12 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.core.prompt_shapes._POLITE_RE[0]",
         "turnlens.core.prompt_shapes._PLAN_ASKED_RE[0]",
         "turnlens.core.prompt_shapes._QUESTION_WORDS_RE[0]",
-        # conditions stated (less a person's own plans), and a question's mark
+        # conditions stated, and a question's mark
         "turnlens.core.prompt_shapes._CONDITION_RE[0]",
-        "turnlens.core.prompt_shapes._OWN_PLAN_RE[0]",
         "turnlens.core.prompt_shapes._QUESTION_MARK_RE[0]",
+        # a commit, push or deploy asked for, and what settles something along with it
+        "turnlens.core.prompt_shapes._COMMIT_RE[0]",
+        "turnlens.core.prompt_shapes._SETTLES_RE[0]",
         # a pasted error's kind: a build error, or a failure at run time
         "turnlens.core.prompt_shapes._BUILD_ERROR_RE[0]",
     ):

@@ -32,11 +32,13 @@ from turnlens.core.prebuilt import compile_re
 from turnlens.core.prompt_shapes import (
     ASK_WHY,
     COMMANDS_WHY,
+    COMMIT_WHY,
     CONDITIONS_WHY,
     ERROR_WHY,
     LIST_WHY,
     RULE_WHY,
     asks,
+    asks_to_commit,
     command_lines,
     lists_points,
     pasted_error,
@@ -264,7 +266,8 @@ _KIND_WHY: Final = {
 # `core.prompt_shapes`): a pick, a go-ahead or a choice said decides; a pasted error (npm's
 # `npm ERR!` lines too, before they read as command lines) and command lines are code; a
 # standing rule or a list of points is kept word for word; a request that states conditions is a
-# spec (code where it is mostly a paste); a request of a few words is neither chitchat nor a review
+# spec (code where it is mostly a paste); a commit or push asked for is a request, no decision; a
+# request of a few words is neither chitchat nor a review
 _PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], ...]] = (
     (bare_pick, ("decision",), PICK_WHY),
     (answered_go_ahead, ("decision",), GO_AHEAD_WHY),
@@ -274,6 +277,7 @@ _PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], 
     (standing_rule, ("decision", "spec"), RULE_WHY),
     (lists_points, ("decision", "spec", "code"), LIST_WHY),
     (states_conditions, ("spec", "code"), CONDITIONS_WHY),
+    (asks_to_commit, ("spec", "code", "context"), COMMIT_WHY),
     (asks, ("decision", "spec", "code", "context"), ASK_WHY),
 )
 

@@ -1,5 +1,5 @@
 """What a person's prompt is by its shape: a request of a few words, a list of points, a
-standing rule, conditions stated, nothing but command lines, an error pasted with no request (a build error or a
+standing rule, conditions stated, a commit or push asked for, nothing but command lines, an error pasted with no request (a build error or a
 failure at run time), a question to the agent about itself, a plain report of what is seen (a
 failure among them), a request phrased politely or as a question, a question, or a plan asked for.
 
@@ -32,11 +32,21 @@ request is a spec, or code where it is mostly a pasted log (docs/labels.md, Part
 "a request that carries one or more such conditions"). The marks are the words of obligation,
 prohibition and limit in the guide's languages ("should", "must", "make sure", "don't", "never",
 "only", "by default", "必须", "不要", "べき", "해야", "debe", "nunca", "должен", "только", "muss",
-"doit"…), counted in the head of the prompt, less those a person says of themselves ("I should",
-"we need to": their own plans, a proposal). One mark is as often a wish or a plan ("it should
-be faster", "only the login page is slow") as a requirement; two are mostly requirements. A
+"doit"…), counted in the head of the prompt, whoever they bind: typed to an agent, "we should use
+the billing module" and "I should be able to pick a folder" are requirements too. One mark is as
+often a wish or a report ("it should be faster", "only the login page is slow") as a
+requirement; two are mostly requirements. A
 prompt that asks a question (a question mark, or a question word that opens it: "how should
 I structure the tests") asks and states nothing: the model decides.
+
+A person's prompt of a few words that asks to commit, push or deploy the work ("commit and push",
+"push the commit", "コミットしてプッシュして", "提交并推送", "crea la rama y sube los cambios")
+is a request: context, or a spec or code when it says more, and no decision (docs/labels.md,
+Part 1, the twenty-first pass's paragraph on a directive to commit, push or deploy). The model
+met "merge", "ship" and "push" mostly in approvals and calls it a decision. One that also settles
+something is left to the model: it approves ("ok, that's good enough: commit and push", "LGTM"),
+says yes, or holds back ("don't push yet", "先不要提交"); so is a longer prompt, and a yes with the
+directive said is the go-ahead of `core.picks`, asked before.
 
 A person's prompt that is nothing but shell command lines ("npm start", "cd ~/site" then
 "python3 -m http.server 8000", aider's "/run git status") is machine text typed to be run: code,
@@ -109,6 +119,12 @@ CONDITIONS_WHY: Final = (
     "a person's prompt that states two conditions or more the result must meet is a spec (code"
     " where it is mostly a paste), kept word for word"
 )
+COMMIT_WHY: Final = (
+    "a person's directive to commit, push or deploy the work is a request: context (or a spec or"
+    " code), no decision"
+)
+# the most words (CJK counted as the learned features count them) of a directive to commit
+COMMIT_MAX_WORDS: Final = 12
 # the fewest marks of a condition stated, and the characters of a prompt read for them
 CONDITION_MIN: Final = 2
 CONDITION_HEAD: Final = 4000
@@ -459,13 +475,24 @@ _CONDITION = (
     r"|必ず|べき|ないで|(?<!の)ように|必要"
     r"|해야|하지[ \t]?마|반드시|않도록|되도록"
 )
-# the same words said by the person of themselves: their own plans, or a proposal ("I should",
-# "we need to", "I don't"), no condition on the result
-_OWN_PLAN = (
-    r"\b(?:i|we)[ \t]++(?:should|must|need[ \t]++to|have[ \t]++to|don['’]?t|do[ \t]++not|never|always|only)\b"
-)
 # a question asked with its mark
 _QUESTION_MARK = r"[?？]"
+
+# a commit, a push, a deploy or a pull request asked for, in the guide's languages (a Latin word
+# must end there: "commitment", "pushover" and "prune" are words)
+_COMMIT = (
+    r"\b(?:commit|commits|push|deploy|pr|pull[ \t]++request|commite|commitea|comitea|commita|committe"
+    r"|pushe|pousse|d[ée]ploie|despliega|pusha|закоммит\w*|закомит\w*|запушь|запуш\w*|задеплой\w*"
+    r"|коммит\w*)\b"
+    r"|コミット|プッシュ|デプロイ|提交|推送|部署|커밋|푸시|배포"
+)
+# what settles something along with it: an approval, a yes, a hold ("ok, that's good enough:
+# commit", "LGTM, push", "don't push yet", "先不要提交", "まだプッシュしないで")
+_SETTLES = (
+    r"\b(?:ok|okay|good|great|lgtm|looks[ \t]++good|perfect|fine|enough|ship[ \t]++it|merge[ \t]++it"
+    r"|don['’]?t|not[ \t]++yet|no|yes|sure)\b"
+    r"|不要|别|先不|好的|可以|まだ|しないで"
+)
 
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
@@ -483,8 +510,9 @@ _BUILD_ERROR_RE = compile_re(_BUILD_ERROR)
 _PLAN_ASKED_RE = compile_re(_PLAN_ASKED, IGNORECASE)
 _QUESTION_WORDS_RE = compile_re(_QUESTION_WORDS, IGNORECASE)
 _CONDITION_RE = compile_re(_CONDITION, IGNORECASE)
-_OWN_PLAN_RE = compile_re(_OWN_PLAN, IGNORECASE)
 _QUESTION_MARK_RE = compile_re(_QUESTION_MARK)
+_COMMIT_RE = compile_re(_COMMIT, IGNORECASE)
+_SETTLES_RE = compile_re(_SETTLES, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -583,10 +611,20 @@ def states_conditions(text: str) -> bool:
     head = text.strip()[:CONDITION_HEAD]
     if _QUESTION_MARK_RE.search(head) is not None or asks_in_words(head):
         return False
-    marks = sum(1 for _ in _CONDITION_RE.finditer(head))
-    if marks < CONDITION_MIN:
+    marks = zip(range(CONDITION_MIN), _CONDITION_RE.finditer(head), strict=False)
+    return sum(1 for _ in marks) == CONDITION_MIN
+
+
+def asks_to_commit(text: str) -> bool:
+    """Whether a person's prompt of at most `COMMIT_MAX_WORDS` words asks to commit, push or
+    deploy the work and settles nothing else (see the module)."""
+    body = text.strip()
+    # a cheap bound first: a prompt this long has more words than such a directive
+    if len(body) > COMMIT_MAX_WORDS * 12 or _COMMIT_RE.search(body) is None:
         return False
-    return marks - sum(1 for _ in _OWN_PLAN_RE.finditer(head)) >= CONDITION_MIN
+    if _SETTLES_RE.search(body) is not None:
+        return False
+    return text_words(len(body.split()), body) <= COMMIT_MAX_WORDS
 
 
 # a question to the agent about itself: who or what model it is, what it can do or reach
