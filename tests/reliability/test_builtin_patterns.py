@@ -83,6 +83,7 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.core.prompt_shapes._QUESTION_WORDS_RE[0]",
         # conditions stated, and a question's mark
         "turnlens.core.prompt_shapes._CONDITION_RE[0]",
+        "turnlens.core.prompt_shapes._CONDITION_CJK_RE[0]",
         "turnlens.core.prompt_shapes._QUESTION_MARK_RE[0]",
         # a commit, push or deploy asked for, and what settles something along with it
         "turnlens.core.prompt_shapes._COMMIT_RE[0]",

@@ -100,6 +100,8 @@ Part 2).
 
 from __future__ import annotations
 
+from itertools import chain
+
 from turnlens.core.cjk import text_words
 from turnlens.core.prebuilt import IGNORECASE, MULTILINE, compile_re
 
@@ -457,23 +459,25 @@ _RULE_CUES: Final = (
 )
 
 # a condition the result must meet: a word of obligation, prohibition or limit, in the guide's
-# languages ("should", "must", "make sure", "never", "only", "by default", "必须", "不要", "べき",
-# "해야", "debe", "nunca", "должен", "только", "muss", "doit"; a Latin word must end there:
-# "onlyfans", "shoulder" and "nieve" are words; the Japanese "ように" not after "の": "like …")
+# languages ("should", "must", "make sure", "never", "only", "by default", "debe", "nunca", "só",
+# "doit", "muss", "должен", "только"; a Latin word must end there: "onlyfans", "shoulder" and
+# "nieve" are words), matched on the lower-cased head (a case-blind match of so many words is
+# several times slower), and the Chinese, Japanese and Korean ones ("必须", "不要", "べき", "해야")
+# as they are; "ように" after "の" says "like …" and is not counted (`states_conditions`)
 _CONDITION = (
     r"\b(?:should(?:n['’]?t)?|must(?:n['’]?t)?|shall|needs?[ \t]++to|ha(?:s|ve)[ \t]++to|make[ \t]++sure"
     r"|ensure|don['’]?t|do[ \t]++not|never|always|only|by[ \t]++default|at[ \t]++(?:least|most)"
     r"|no[ \t]++more[ \t]++than"
     r"|debe|deben|deber[ií]a|tienen?[ \t]++que|nunca|siempre|s[oó]lo|[uú]nicamente|aseg[uú]rate"
-    r"|deve|devem|deveria|t[eê]m[ \t]++que|tem[ \t]++que|sempre|s[oó]mente|apenas|garanta|certifique-se"
+    r"|deve|devem|deveria|t[eê]m[ \t]++que|tem[ \t]++que|sempre|s[oó]mente|apenas|garanta|certifique-se|só"
     r"|doit|doivent|devrait|il[ \t]++faut|toujours|jamais|seulement|uniquement|assure-toi"
     r"|muss|m[uü]ssen|soll|sollte|sollen|immer|niemals|nie|nur|stelle[ \t]++sicher"
     r"|должен|должна|должно|должны|нужно|надо|всегда|никогда|только|обязательно|убедись"
     r"|devono|dovrebbe|assicurati)\b"
-    r"|(?<!\w)só\b"
-    r"|必须|必須|应该|應該|应当|需要|不要|不能|只能|确保|確保|保证|默认|預設|务必|務必|禁止|不允许|不允許"
-    r"|必ず|べき|ないで|(?<!の)ように|必要"
-    r"|해야|하지[ \t]?마|반드시|않도록|되도록"
+)
+_CONDITION_CJK = (
+    r"必须|必須|应该|應該|应当|需要|不要|不能|只能|确保|確保|保证|默认|預設|务必|務必|禁止|不允许|不允許"
+    r"|必ず|べき|ないで|ように|必要|해야|하지[ \t]?마|반드시|않도록|되도록"
 )
 # a question asked with its mark
 _QUESTION_MARK = r"[?？]"
@@ -509,7 +513,8 @@ _POLITE_RE = compile_re(_POLITE, IGNORECASE)
 _BUILD_ERROR_RE = compile_re(_BUILD_ERROR)
 _PLAN_ASKED_RE = compile_re(_PLAN_ASKED, IGNORECASE)
 _QUESTION_WORDS_RE = compile_re(_QUESTION_WORDS, IGNORECASE)
-_CONDITION_RE = compile_re(_CONDITION, IGNORECASE)
+_CONDITION_RE = compile_re(_CONDITION)
+_CONDITION_CJK_RE = compile_re(_CONDITION_CJK)
 _QUESTION_MARK_RE = compile_re(_QUESTION_MARK)
 _COMMIT_RE = compile_re(_COMMIT, IGNORECASE)
 _SETTLES_RE = compile_re(_SETTLES, IGNORECASE)
@@ -609,10 +614,17 @@ def states_conditions(text: str) -> bool:
     """Whether a person's prompt states at least `CONDITION_MIN` conditions the result must meet
     and asks no question (see the module)."""
     head = text.strip()[:CONDITION_HEAD]
-    if _QUESTION_MARK_RE.search(head) is not None or asks_in_words(head):
+    if _QUESTION_MARK_RE.search(head) is not None:
         return False
-    marks = zip(range(CONDITION_MIN), _CONDITION_RE.finditer(head), strict=False)
-    return sum(1 for _ in marks) == CONDITION_MIN
+    latin = _CONDITION_RE.finditer(head.lower())
+    cjk = (
+        m
+        for m in _CONDITION_CJK_RE.finditer(head)
+        if head[m.start() - 1 : m.start()] != "の" or m[0] != "ように"
+    )
+    # counted up to the fewest needed; the question words last: they are read through the whole head
+    marks = zip(range(CONDITION_MIN), chain(latin, cjk), strict=False)
+    return sum(1 for _ in marks) == CONDITION_MIN and not asks_in_words(head)
 
 
 def asks_to_commit(text: str) -> bool:
