@@ -57,6 +57,15 @@ TRIAGE = [
     "Dank je, dan sluit ik dit ticket.",
     "Закрываю, исправлено в 2.1.",
     "关闭问题：缺少复现步骤",
+    # a close said without the word, and GitHub's own notices of a revert or a move
+    "Duplicate of #412",
+    "dupe of https://github.com/octo/app/issues/40",
+    "Duplicado de #918, seguimos allí.",
+    "Doublon de #77.",
+    "重复 #3，请在那边讨论",
+    "Reverts octo/app#188",
+    "This issue was moved to octo/docs#28",
+    "Тесты прошли. Закрываю пулл реквест.",
 ]
 
 NOT_TRIAGE = [
@@ -74,6 +83,10 @@ NOT_TRIAGE = [
     "I'm going to close the modal when the user clicks outside",
     "if we don't fix the parser first, we won't fix the export either",
     "this won't fix the race, it only hides it",
+    "the duplicate rows come from the join in report.sql",
+    "Reverts are slow when the history is long",
+    "we should check whether this issue was moved to the new tracker",
+    "закрываю пулл реквест? или лучше подождать",
 ]
 
 ME_TOO = [

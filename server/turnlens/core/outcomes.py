@@ -2,7 +2,9 @@
 
 Two kinds of thread message are short and say all they mean in a handful of words the model,
 which reads words, sees too rarely to weigh: a **triage outcome** ("Closing as won't fix",
-"Merged, thanks!", "Reverting #4412; it broke ARM", "マージしました", "Lo cierro", "已合并") is a
+"Merged, thanks!", "Reverting #4412; it broke ARM", "マージしました", "Lo cierro", "已合并"; a close
+said without the word, "Duplicate of #12", and the notices GitHub writes for a revert or a moved
+issue, "Reverts owner/repo#188", "This issue was moved to owner/repo#28") is a
 decision, and a **+1, me too or ping** ("+1", "same here", "any update?", "我也是", "同じく")
 is chitchat (docs/labels.md, Part 1: decision, chitchat). Both are the guide's own examples.
 
@@ -92,6 +94,17 @@ _TRIAGE = "|".join(
         r"(?:issue|ticket|pr|pull request|melding)\b",
         r"\bзакрыва(?:ю|ем)(?=[ \t]*(?:[.,!:;—–]|$))|\bзакро(?:ю|ем)(?=[ \t]*(?:[.,!:;—–]|$))"
         r"|\bзакрыва(?:ю|ем)[ \t]+(?:issue|ишью|тикет|задачу|вопрос)\b",
+        # a close said without the word: a duplicate named ("Duplicate of #12", "dupe of
+        # https://…/issues/40", "Duplicado de #918", "重复 #3"), a revert opened by GitHub ("Reverts
+        # owner/repo#188"), an issue moved by GitHub ("This issue was moved to owner/repo#28")
+        # (possessive: the blanks around "of" and a colon must not be split every way)
+        rf"{_START}(?:duplicate|dupe?)(?:[ \t]++of)?+[ \t]*+:?[ \t]*+(?:#\d|https?://|[\w.-]+/[\w.-]+#\d)",
+        rf"{_START}reverts[ \t]+(?:[\w.-]+/[\w.-]+)?#\d",
+        rf"{_START}this[ \t]+(?:issue|pull[ \t]+request)[ \t]+was[ \t]+moved[ \t]+to\b",
+        r"\b(?:duplicado|duplicada|doublon|duplikat)[ \t]+(?:de|von)[ \t]+(?:#\d|https?://)"
+        r"|\bдубликат[ \t]+(?:#\d|https?://)|重复(?:于|的)?[ \t]*(?:#\d|https?://)|重複[ \t]*(?:#\d|https?://)",
+        # ru: I close the pull request
+        r"\bзакрыва(?:ю|ем)[ \t]+(?:pr|пр|пул+[ \t-]?реквест|pull[ \t]+request)(?=[ \t]*(?:[.,!:;—–]|$))",
         # zh, ja, ko: merged, closing, (I) will merge
         r"已(?:经)?合并|合并了|先关(?:闭|了)|关闭(?:这个|此)?(?:issue|问题|帖子|pr)",
         r"マージしま(?:す|した)|マージいたしま|マージさせていただきま|クローズしま(?:す|した)|クローズさせていただきま",
@@ -165,6 +178,7 @@ _TRIAGE_WORDS: Final = (
     "and close", "marking", "tagging", "labeling", "labelling", "flagging", "cierro", "cerrando", "fechando",
     "fecho", "ferme", "clôture", "cloture", "chiudo", "sluit", "закрыва", "закро",
     "schließe", "schliesse", "合并", "关", "マージ", "クローズ", "머지", "병합",
+    "dup", "doublon", "дубликат", "重复", "重複", "reverts", "was moved to",
 )  # fmt: skip
 
 
