@@ -1,7 +1,8 @@
 """What a person's prompt is by its shape: a request of a few words, a list of points, a
-standing rule, conditions stated, a commit or push asked for, nothing but command lines, an error pasted with no request (a build error or a
-failure at run time), a question to the agent about itself, a plain report of what is seen (a
-failure among them), a request phrased politely or as a question, a question, or a plan asked for.
+standing rule, conditions stated, a commit or push asked for, nothing but command lines, an error
+pasted with no request (a build error or a failure at run time), a question to the agent about
+itself, a plain report of what is seen (a failure among them), a request phrased politely or as a
+question, a question, or a plan asked for.
 
 A person's prompt that asks for something is a request, neither chitchat nor a review, however short
 it is.
@@ -35,12 +36,12 @@ prohibition and limit in the guide's languages ("should", "must", "make sure", "
 "doit"…), counted in the head of the prompt, whoever they bind: typed to an agent, "we should use
 the billing module" and "I should be able to pick a folder" are requirements too. One mark is as
 often a wish or a report ("it should be faster", "only the login page is slow") as a
-requirement; two are mostly requirements. A
-prompt that asks a question (a question mark, or a question word that opens it: "how should
-I structure the tests") asks and states nothing: the model decides.
+requirement; two are mostly requirements. A prompt that asks a question (a question mark, or a
+question word that opens it: "how should I structure the tests") asks and states nothing: the
+model decides.
 
 A person's prompt of a few words that asks to commit, push or deploy the work ("commit and push",
-"push the commit", "コミットしてプッシュして", "提交并推送", "crea la rama y sube los cambios")
+"push the commit", "コミットしてプッシュして", "提交并推送", "haz commit y push")
 is a request: context, or a spec or code when it says more, and no decision (docs/labels.md,
 Part 1, the twenty-first pass's paragraph on a directive to commit, push or deploy). The model
 met "merge", "ship" and "push" mostly in approvals and calls it a decision. One that also settles
