@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 from realtext_eval import cache_dir, load_set  # noqa: E402
 
 from turnlens.router.labeler import EVIDENCE_NAMES, label_text  # noqa: E402
-from turnlens.router.vocabulary import vocabulary  # noqa: E402
+from turnlens.router.vocabulary import evidence_floor, vocabulary  # noqa: E402
 
 REFS = HERE.parent / "tests" / "data" / "realtext"
 DEFAULTS_TOML = HERE.parent / "server" / "turnlens" / "router" / "defaults.toml"
@@ -51,7 +51,7 @@ def fit(sets: list[str], refs: Path = REFS, cache: Path | None = None) -> dict[s
             answers[key] += 1
             right[key] += labeling.label == item.label
     # the range `defaults.toml` accepts: an answer from the evidence stays the likeliest label
-    least = -(-100 // len(vocabulary().labels))
+    least = evidence_floor(len(vocabulary().labels))
     out = {}
     for key in EVIDENCE_NAMES.values():
         n, ok = answers[key], right[key]

@@ -264,11 +264,11 @@ def _stated(prediction: Prediction, said: Prediction, evidence: str) -> Predicti
     probability goes to the other labels as the model (`said`) shared it, none of them above the
     answer (what one would take over it goes to the others)."""
     from turnlens.learn.model import Prediction
-    from turnlens.router.vocabulary import vocabulary
+    from turnlens.router.vocabulary import evidence_floor, vocabulary
 
     pct = vocabulary().evidence.get(EVIDENCE_NAMES.get(evidence, ""))
     labels = list(said.probabilities)
-    if pct is None or len(labels) < 2 or pct * len(labels) < 100:
+    if pct is None or len(labels) < 2 or pct < evidence_floor(len(labels)):
         return prediction  # (validated data has none such: the answer could not stay first)
     sure = pct / 100
     rest = 1.0 - sure

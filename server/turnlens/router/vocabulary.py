@@ -173,6 +173,12 @@ def normalize_phrase(phrase: str) -> str:
     return " ".join(fold(phrase).split())
 
 
+def evidence_floor(labels: int) -> int:
+    """The least percentage an answer from the guide's evidence may state among `labels` labels
+    and stay the likeliest of them (the rest shared out, none above it): ⌈100 / labels⌉."""
+    return -(-100 // labels)
+
+
 def _data_error(problem: str) -> RouterDataError:
     return RouterDataError(f"<builtin:router/defaults.toml>: {problem}")
 
@@ -209,7 +215,7 @@ def _parse_vocabulary(text: str) -> Vocabulary:
         raise _data_error("[limits] values must be whole numbers")
     # an answer from the guide's evidence must stay the likeliest of the labels
     evidence = data.get("evidence", {})
-    least = -(-100 // len(labels))
+    least = evidence_floor(len(labels))
     if not all(
         isinstance(v, int) and not isinstance(v, bool) and least <= v < 100 for v in evidence.values()
     ):
