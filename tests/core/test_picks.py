@@ -179,12 +179,21 @@ STATED = [
     "这个先不改了，维持现状",
     "ok leave it as is",
     "me quedo con la versión de la rama main",
+    # the option picked with a verb of choosing, or before the particle that takes it
+    "lets try option one first",
+    "we'll take option 2, the cache can wait",
+    "现在开始做上传图片功能，我要方案 B。",
+    "切到方案B，这也是这次的主要工作",
+    "方法Aでお願いします。トークンは設定済みです。",
+    "옵션 2로 해주세요",
 ]
 NOT_STATED = [
     # an option mentioned, not picked
     "add an option B to the export menu",
     "the options are A or B, which one is faster?",
     "what does option 2 in the config do?",
+    "use option parsing from the standard library",  # no option named by its letter
+    "我用方法1试了，还是不行",  # a method tried, a report
     # a plain request or a report
     "refactor the loader so it streams the file",
     "it still fails after the change",

@@ -22,6 +22,7 @@ from turnlens.core.prompt_shapes import (
     COMMIT_WHY,
     CONDITION_HEAD,
     CONDITIONS_WHY,
+    DOCUMENT_HEAD,
     ERROR_HEAD,
     ERROR_WHY,
     LIST_HEAD,
@@ -45,6 +46,7 @@ from turnlens.core.prompt_shapes import (
     standing_rule,
     states_conditions,
     tells_failure,
+    writes_document,
 )
 from turnlens.core.rules import builtin_pack
 
@@ -836,3 +838,48 @@ def test_a_question_asked_in_words(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_QUESTIONS_IN_WORDS)
 def test_a_request_or_a_statement_asks_no_question(text: str) -> None:
     assert not asks_in_words(text)
+
+
+DOCUMENTS = [
+    "Add to the readme.md file the steps of installation",
+    "update the docs on this matter please",
+    "write a short guide for new contributors",
+    "Modify @.claude/agents/doc-updater.md for this project",
+    "escribe la documentación de la API",
+    "schreib eine Anleitung für die Installation",
+    "Создай README.md для установки и запуска",
+    "допиши инструкцию по тестированию",
+    "把使用说明写进文档",
+    "ドキュメントを日本語にして",
+    "사용 가이드 문서 작성해줘",
+]
+NOT_DOCUMENTS = [
+    "Update @CHANGELOG.md",  # a changelog: Part 2's own bookkeeping
+    "commit the README and push",
+    "move docs/setup.md to the wiki folder",
+    "delete the old docs",
+    "run the docs build",
+    "README.md を削除して",
+    "删除旧的文档",
+    "fix the docstring of parse_row",  # a docstring is no document
+    "follow the guidelines",  # nor a guideline
+    "add a --dry-run flag",  # nothing named
+]
+
+
+@pytest.mark.parametrize("text", DOCUMENTS)
+def test_a_document_to_write_is_named(text: str) -> None:
+    assert writes_document(text)
+
+
+@pytest.mark.parametrize("text", NOT_DOCUMENTS)
+def test_a_mechanical_change_or_no_document_writes_none(text: str) -> None:
+    assert not writes_document(text)
+
+
+def test_a_document_is_looked_for_in_the_head_only() -> None:
+    pad = "x" * DOCUMENT_HEAD
+    assert writes_document("update the README " + pad)
+    assert not writes_document(pad + " update the README")
+    # a mechanical word past the head does not count either
+    assert writes_document("update the README " + pad + " then commit")

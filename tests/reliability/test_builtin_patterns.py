@@ -88,6 +88,9 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         # a commit, push or deploy asked for, and what settles something along with it
         "turnlens.core.prompt_shapes._COMMIT_RE[0]",
         "turnlens.core.prompt_shapes._SETTLES_RE[0]",
+        # a document named, and the words of a mechanical change around one
+        "turnlens.core.prompt_shapes._DOCUMENT_RE[0]",
+        "turnlens.core.prompt_shapes._MECHANICAL_RE[0]",
         # a pasted error's kind: a build error, or a failure at run time
         "turnlens.core.prompt_shapes._BUILD_ERROR_RE[0]",
     ):

@@ -705,3 +705,51 @@ def test_a_run_asked_for_with_no_change_is_bookkeeping(text: str) -> None:
 def test_a_run_with_a_change_is_left_to_the_model(text: str) -> None:
     got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
     assert got.label == "coding" and got.evidence is None, text
+
+
+class _SaysBookkeeping(_SaysChat):
+    """A scorer that reads every prompt as bookkeeping, coding second: what the model does with a
+    document to write, whose words ("README", "docs") it met in mechanical changes."""
+
+    def predict(self, text: str, rules: object) -> object:
+        from turnlens.learn.model import Prediction
+
+        probabilities = {"design": 0.1, "analysis": 0.1, "coding": 0.3, "bookkeeping": 0.45, "chat": 0.05}
+        return Prediction("bookkeeping", 0.45, probabilities)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Add to the readme.md file the steps of installation",
+        "update the postman collection and update the docs.",
+        "Создай README.md для установки и запуска docker контейнера",
+        "readme内容都修改为中文",
+        "readmeなどの今回の文書は全て日本語にして",
+        "@spec-design/common-template.md 의 yaml frontmatter도 추가해줘.",
+        "escribe una guía de instalación para Windows",
+    ],
+)
+def test_a_document_to_write_is_coding(text: str) -> None:
+    # Part 2: writing, updating or translating a document (a README, a guide) is coding
+    from turnlens.router.labeler import DOC_WHY
+
+    got = label_text(text, scorer=_SaysBookkeeping())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence == DOC_WHY, text
+    assert got.confidence == pytest.approx(_stated("document"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Update @CHANGELOG.md",  # a changelog line: Part 2's own bookkeeping
+        "commit the README changes and push",  # a commit asked for
+        "@docs/ remove this folder, we already have one inside @assets/",  # a folder removed
+        "rename docs/setup.md to docs/install.md",  # a move (the pack's rename rule)
+        "bump the version in package.json to 3.0.0",  # no document named
+        "fix the typo in the docstring of parse_row",  # "docstring" is no document
+    ],
+)
+def test_a_mechanical_change_to_a_document_is_left_to_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysBookkeeping())  # type: ignore[arg-type]
+    assert got.label == "bookkeeping" and got.evidence is None, text

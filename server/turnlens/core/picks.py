@@ -20,6 +20,7 @@ it works now") reports and decides nothing.
 And a prompt may say the choice in words before what to do (`stated_choice`): it opens on the
 option picked ("Option B, and keep the old flag"), takes what the agent proposed ("as you
 suggested"), says a choice was made ("I've decided to…", "let's go with…", "pick #2 first"),
+picks an option with a verb of choosing ("let's try option one", "我要方案 B", "方法Aでお願いします"),
 or keeps things as they are ("leave it as is", "保持现状"). Only in the head of a prompt of up
 to 60 words: further in, or in a long brief, the choice is part of a spec.
 """
@@ -82,14 +83,28 @@ _STATEMENT = (
     r"|es|est[aá]|eso|isso|c['’]est|[çc]a|das|es ist|это)\b|这|那|我)"
 )
 _GO_AHEAD = rf"\A[ \t]*+{_YES}[ \t]*+[,，、.!！:;—–-]*+[ \t]*+(?!{_STATEMENT})\w"
+# an option named by a word for "option" and its letter, number or numeral (`stated_choice`)
+_NAMED = (
+    r"(?:option|opci[oó]n|op[cç][aã]o|opzione|variante|вариант\w*+|方案|选项|方法|オプション|옵션)[ \t]*+"
+    r"(?:[A-E1-9](?![A-Za-z0-9])|one|two|three|[一二三四五])"
+)
 # a choice said in words (`stated_choice`), looked for in the head of the prompt
 STATED_MAX_WORDS: Final = 60
 STATED_HEAD: Final = 300
 _STATED = (
     # opens on the option picked, named by a word for "option" (a bare letter is `_BARE`'s)
     r"\A[ \t]*+(?:option|opci[oó]n|op[cç][aã]o|opzione|variante|вариант|方案|选项|方法|オプション|옵션)"
-    r"[ \t]*+(?:[A-E1-9](?!\w)|[一二三四五])"
+    r"[ \t]*+(?:[A-E1-9](?![A-Za-z0-9])|[一二三四五])"
     r"|\A[ \t]*+[A-E1-9][ \t]*+案"
+    # the option picked after a verb of choosing ("let's try option one", "我要方案 B"), or before
+    # the particle that takes it ("方法Aで", "方案B吧")
+    r"|\b(?:try|use|take|want|prefer|pick|choose|go[ \t]+with|do|implement|proceed[ \t]+with)[ \t]++(?:the[ \t]++)?"
+    + _NAMED
+    + r"|(?:我要|我选|选|采用|切到|改用|换成)[ \t]*+"
+    + _NAMED
+    + r"|"
+    + _NAMED
+    + r"[ \t]*+(?:で|にし|を採用|を使|로|으로|吧|就行|可以)"
     # takes what the agent proposed
     r"|\bas you (?:suggested|proposed|recommended)\b|\bcomo (?:sugeriste|sugeriu|propusiste|propuseste"
     r"|recomendaste)\b|\bcomme tu (?:l['’]as )?(?:sugg[ée]r[ée]|propos[ée])\b|\bwie (?:du )?vorgeschlagen\b"

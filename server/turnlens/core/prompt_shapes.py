@@ -96,7 +96,9 @@ followed by a plan, a roadmap, a design document or an architecture (`asks_for_p
 detailed plan in TODO.md", "制定一个迁移方案") asks for a plan, and is design; an error pasted with
 no request that names the place to change (`build_error`: `app.ts:14:9`, `error TS2322`, "Cannot
 find module") is a build error, coding, where a failure at run time is analysis (docs/labels.md,
-Part 2).
+Part 2). And a prompt that names a document (a README, docs, a guide, a Markdown file) with no
+word of a mechanical change around it (a changelog, a commit, a move, a deletion, a run:
+`writes_document`) asks for writing, which Part 2 calls coding, not a mechanical change.
 """
 
 from __future__ import annotations
@@ -349,6 +351,8 @@ _PLAN_CUES: Final = (
     "стратег",
 )
 _PLAN_CUES_CJK: Final = ("计划", "方案", "规划", "路线图", "设计文档", "計画", "設計", "プラン", "계획")
+# the characters of a prompt read for a document named
+DOCUMENT_HEAD: Final = 1000
 # the longest prompt read as command lines (characters, trimmed)
 COMMANDS_MAX: Final = 800
 
@@ -500,6 +504,21 @@ _SETTLES = (
     r"|不要|别|先不|好的|可以|まだ|しないで"
 )
 
+# a document named: a README, docs, a guide, a Markdown file, in the guide's languages (a Latin
+# word must end there: "docstring" and "guideline" are not documents)
+_DOCUMENT = (
+    r"readme|\bdocs?\b|\bdocumenta\w*+|\bguides?\b|\btutorials?\b|\w\.md\b|\bgu[ií]as?\b|\banleitung\b"
+    r"|\bdokumentation\b|документаци|инструкци|руководств"
+    r"|文档|说明书|手册|指南|ドキュメント|説明書|文書|マニュアル|문서|가이드"
+)
+# the words of a mechanical change around a document: a changelog line, a commit or a push, a file
+# moved, copied or deleted, a run (a Latin word must end there: "pushing" is not "push")
+_MECHANICAL = (
+    r"changelog|\b(?:commit|push|tag|git|rename|move|delete|remove|drop|rm|mv|cp|copy|run|execute)\b"
+    r"|удали|перемести|закоммит|запуш"
+    r"|提交|推送|删除|移动|重命名|削除|移動|コミット|プッシュ|삭제|커밋|푸시"
+)
+
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
 _COMMANDS_RE = compile_re(_COMMANDS)
@@ -520,6 +539,8 @@ _CONDITION_CJK_RE = compile_re(_CONDITION_CJK)
 _QUESTION_MARK_RE = compile_re(_QUESTION_MARK)
 _COMMIT_RE = compile_re(_COMMIT, IGNORECASE)
 _SETTLES_RE = compile_re(_SETTLES, IGNORECASE)
+_DOCUMENT_RE = compile_re(_DOCUMENT, IGNORECASE)
+_MECHANICAL_RE = compile_re(_MECHANICAL, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -639,6 +660,14 @@ def asks_to_commit(text: str) -> bool:
     if _SETTLES_RE.search(body) is not None:
         return False
     return text_words(len(body.split()), body) <= COMMIT_MAX_WORDS
+
+
+def writes_document(text: str) -> bool:
+    """Whether a person's prompt names a document (a README, docs, a guide, a Markdown file) in
+    its first `DOCUMENT_HEAD` characters with no word of a mechanical change (a changelog, a
+    commit, a move, a run): the router reads writing it as the work (see the module)."""
+    head = text[:DOCUMENT_HEAD]
+    return _DOCUMENT_RE.search(head) is not None and _MECHANICAL_RE.search(head) is None
 
 
 # a question to the agent about itself: who or what model it is, what it can do or reach

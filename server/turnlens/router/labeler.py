@@ -24,7 +24,7 @@ and the prompt is a plain report
 (`core.prompt_shapes.plain_report`: no "fix it", no requirement such as "it should …", no error
 pasted, a line or two), the labeler answers analysis (or chat, when the model finds that likelier).
 
-Five more cases the guide settles and the model's words do not (Part 2):
+Six more cases the guide settles and the model's words do not (Part 2):
 - A bare go-ahead or pick ("yeah lets do it.", "お願いします。", "1) B 2) A") is chat: the route was
   set when the work was asked. The model, which met "do it" in requests, says coding.
 - A question about the work with no change asked for ("the login form only supports email?",
@@ -46,6 +46,11 @@ Five more cases the guide settles and the model's words do not (Part 2):
 - A run asked for with no change ("run the comparison script", "execute the failing test",
   "请运行一下所有测试": the pack's `bookkeeping.run` fired, no coding rule did, a plain report) is
   bookkeeping where the model says coding: Part 2's "run a command".
+- A document to write ("Add to the readme.md file the steps of installation", "update the docs",
+  "readme内容都修改为中文": `core.prompt_shapes.writes_document`, a README, docs, a guide or a
+  Markdown file named with no word of a mechanical change, and no mechanical rule of the pack fired)
+  is coding where the model says bookkeeping: Part 2's "writing, updating, condensing or
+  translating a document → coding". The model met "README" and "docs" in changelog lines and moves.
 - An error pasted with no request (`core.prompt_shapes.pasted_error`) is coding when it is a build,
   compile or type error that names the place to change (`core.prompt_shapes.build_error`:
   "app.ts:14:9 - error TS2322", "Cannot find module"), and analysis when it is a failure at run
@@ -116,6 +121,9 @@ BUILD_WHY = "a build error pasted with no request: the fix is the work"
 RUN_RULE = "bookkeeping.run"
 RUN_WHY = "a run asked for, no change: the agent runs it"
 RUNTIME_WHY = "a failure at run time pasted with no request: its cause comes first"
+# the pack's rule that names a document, and why writing one is coding, not bookkeeping
+DOC_RULE = "bookkeeping.docs"
+DOC_WHY = "a document to write or change: the writing is the work, not a mechanical change"
 # each answer from the guide's evidence by its name in `defaults.toml`'s [evidence], which says how
 # sure such an answer is: how often it was right on real text (the model's renormalised confidence
 # said 100 % for answers about half of which were right)
@@ -128,6 +136,7 @@ EVIDENCE_NAMES: Final = {
     SYMPTOM_WHY: "symptom",
     QUESTION_WHY: "question",
     RUN_WHY: "run",
+    DOC_WHY: "document",
 }
 # the pack's chat score that says chat in words of its own: a greeting, a thanks or small talk
 # weighs 2 or more, where `chat.few-words` (a few plain words, which a short request is too) weighs 1
@@ -312,11 +321,20 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
         plain_report,
         polite_request,
         tells_failure,
+        writes_document,
     )
 
     if prediction.label == _CHANGE_CODE and asks_for_plan(body):
         allowed = tuple(c for c in prediction.probabilities if c == _PLAN or c in _NO_TASK)
         return Model.restrict(prediction, allowed), PLAN_WHY
+    # a document to write, and no mechanical rule of the pack fired (its own word for a document,
+    # "update the docs", is no mechanical change; its others are)
+    if (
+        prediction.label == _APPLY
+        and writes_document(body)
+        and all(s.category != _APPLY or s.rule == DOC_RULE for s in result.signals)
+    ):
+        return Model.restrict(prediction, (_CHANGE_CODE,)), DOC_WHY
     # the cheap tests first: most prompts fire a coding rule or are longer than a plain report
     if result.scores.get(_CHANGE_CODE) or not plain_report(body):
         return prediction, None
