@@ -534,6 +534,10 @@ ABOUT_THE_AGENT = [
     "que peux-tu faire ?",
     "was kannst du alles?",
     "что ты умеешь?",
+    # the agent's name said to it
+    "what can you do, Claude?",
+    "what can you do aider",
+    "who are you codex",
 ]
 # questions that ask about the work, whatever words they share with those
 ABOUT_THE_WORK = [
@@ -548,6 +552,7 @@ ABOUT_THE_WORK = [
     "¿qué puedes hacer con este error?",
     "quel modèle utiliser pour la recherche ?",
     "was kannst du mir zu diesem Fehler sagen",
+    "what can you do with the cursor position?",  # a word after the name: the work
 ]
 
 
@@ -635,6 +640,13 @@ FAILURES_SEEN = [
     "ws-proxy なしだと接続できない",
     "여전히 프리뷰가 안보이는데",
     "아직 violet이 적용되지않음",
+    # no response, something broken, an error that shows up
+    "저장 버튼을 눌러도 아무 반응이 없어",
+    "한글이 또 깨져",
+    "배포하니까 이런 오류가 뜨네",
+    "ログイン後に500エラーが出ます",
+    "「接続に失敗しました」とでます",
+    "送信ボタンが反応しない",
 ]
 NOT_FAILURES_SEEN = [
     "add a retry when the upload fails",
@@ -644,6 +656,8 @@ NOT_FAILURES_SEEN = [
     "check whether the script stops, and restart it if it does",
     "이 스크립트가 중단되지 않는지 확인해 줘",  # whether it stops: a check asked, not a failure
     "セッションがなくても動くようにしたい",
+    "에러가 없는지 확인해 줘",  # whether there is an error: a check asked
+    "エラー処理を追加して",  # error handling asked for
 ]
 
 

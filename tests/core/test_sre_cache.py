@@ -46,6 +46,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.outcomes", "_ME_TOO_RE", re.IGNORECASE),
     ("turnlens.core.outcomes", "_DONE_RE", re.IGNORECASE),
     ("turnlens.core.outcomes", "_APPROVAL_RE", re.IGNORECASE),
+    ("turnlens.core.outcomes", "_STATE_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_SOCIAL_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_COMMANDS_RE", 0),
     ("turnlens.core.prompt_shapes", "_POINT_RE", re.MULTILINE),

@@ -1,6 +1,6 @@
 """A thread message that settles its own class in a few words, in the languages threads are
 written in (`turnlens.core.outcomes`): a triage outcome is a decision, a +1, me too or ping is
-chitchat, a bare approval is a decision, a bare "fixed" or "done" is context. Each side has texts that must stay quiet, where the same words mean something else,
+chitchat, a bare approval is a decision, a bare "fixed" or "done" is context, a short status is no chitchat. Each side has texts that must stay quiet, where the same words mean something else,
 and the evidence holds only for a conversation turn, never for a prompt or an agent's reply."""
 
 from __future__ import annotations
@@ -16,10 +16,14 @@ from turnlens.core.outcomes import (
     DONE_MAX,
     DONE_WHY,
     ME_TOO_WHY,
+    STATE_CLASSES,
+    STATE_MAX,
+    STATE_WHY,
     TRIAGE_WHY,
     approves,
     me_too,
     reports_done,
+    tells_state,
     triage_outcome,
     turn_evidence,
 )
@@ -249,3 +253,45 @@ def test_batch_answers_as_one_at_a_time() -> None:
     pack = builtin_pack("default")
     one = [classify(t, pack).task_class for t in texts]
     assert [c.task_class for c in classify_many(texts, pack)] == one
+
+
+# a short message that tells how the software behaves: a status, never chitchat
+STATES = [
+    "It works fine on Ubuntu.",
+    "Same on Nexus5",
+    "Works again, thx for the quick fix!",
+    "Thank you, it's working now on 2.4",
+    "still broken on Firefox 128",
+    "Chrome funktioniert auch nicht",
+    "исправил опечатку",
+    "cmake这出错了",
+    "更新后好了",
+    "再起動したら直った",
+]
+NOT_STATES = [
+    "thanks!",  # nothing told
+    "Great work team!",  # "work" alone is praise
+    "any update on this?",
+    "see you at the sync tomorrow",
+    "my workspace is on another disk",  # a word that holds the word
+]
+
+
+@pytest.mark.parametrize("text", STATES)
+def test_a_short_status_is_no_chitchat(text: str) -> None:
+    assert tells_state(text)
+    assert turn_evidence(text) == (STATE_CLASSES, STATE_WHY)
+    assert "chitchat" not in STATE_CLASSES
+    assert classify(text).task_class != "chitchat"
+
+
+@pytest.mark.parametrize("text", NOT_STATES)
+def test_no_state_told_leaves_the_model_to_it(text: str) -> None:
+    assert not tells_state(text)
+    found = turn_evidence(text)
+    assert found is None or found[1] != STATE_WHY
+
+
+def test_a_plus_one_stays_chitchat_and_a_long_report_is_no_status() -> None:
+    assert turn_evidence("same problem here, any fix?") == (("chitchat",), ME_TOO_WHY)
+    assert not tells_state("It works fine on Ubuntu. " + "x" * STATE_MAX)

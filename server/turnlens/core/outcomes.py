@@ -27,6 +27,13 @@ takes it for chitchat or a review. Only a whole message counts: the word, at mos
 or where ("in 2.3", "by #812", "now"), a thanks, punctuation; anything more is left to the
 model, and a close said with it ("Fixed, closing") is the triage outcome's.
 
+A short message that tells how the software behaves ("It works fine on Ubuntu.", "Same on
+Nexus5", "cmake这出错了", "исправил опечатку", "Works again, thx for the quick fix!") is a status,
+which the guide calls context, not chitchat (docs/labels.md, Part 1: context, "status updates,
+descriptions of the current state"; chitchat is "social or content-free"). The model, which reads
+a handful of words and a thanks, takes it for chitchat; `tells_state` leaves it every class but
+chitchat. A +1 ("same problem", "me too") stays chitchat: it is asked first.
+
 These are core patterns, not rules of a pack: a pack's rules are features of the learned
 model, whose shipped weights must be what training on the shipped corpus gives.
 """
@@ -52,6 +59,11 @@ TRIAGE_WHY: Final = "a thread message that says a triage outcome (closing as, me
 ME_TOO_WHY: Final = "a thread message that is a +1, a me too or a ping for news: chitchat"
 DONE_WHY: Final = "a thread message that only says it is fixed or done reports a state: context"
 APPROVAL_WHY: Final = "a thread message that is a bare approval (LGTM, looks good, CR 👍): decision"
+STATE_WHY: Final = "a short thread message that tells how the software behaves is a status: not chitchat"
+# the classes a status may take: any but chitchat
+STATE_CLASSES: Final = ("decision", "spec", "code", "review", "context")
+# the longest message read for a state told (characters, trimmed)
+STATE_MAX: Final = 200
 
 # a sentence start: the line's start (after a bullet or an emoji) or after a full stop
 _START = r"(?:^[^\w\n]{0,3}|[.!;][ \t]+)"
@@ -157,6 +169,15 @@ _APPROVAL = (
     r"|(?:特に)?問題(?:ありません|ないです|なさそうです|なし)(?:[。、 ]*(?:マージ|承認)(?:します|お願いします))?"
     r"|承認します|승인합니다|문제 ?없습니다)" + _WHOLE_TAIL
 )
+# how the software behaves: it works, fails, errs or crashes, is fixed, the same problem somewhere
+# (a Latin word must end there: "workspace" and "errorless" are words; "work" alone is praise)
+_STATE = (
+    r"\b(?:works|working|worked|fixed|resolved|solved|same[ \t]++(?:problem|issue|error|on)"
+    r"|still[ \t]++(?:happens|broken|failing|there)|not[ \t]++an[ \t]++issue|error|crash\w*+|fails?|failed)\b"
+    r"|\b(?:funciona\w*+|resuelto|solucionado|r[ée]solu|funktioniert|behoben|работает|исправил\w*+"
+    r"|заработал\w*+|çözüldü)\b"
+    r"|解决|出错|报错|不能|失效|好了|可以了|直った|動きました|解決"
+)
 # the longest message read as a bare "fixed" or a bare approval (characters, trimmed)
 DONE_MAX: Final = 80
 
@@ -165,6 +186,7 @@ _TRIAGE_RE = compile_re(_TRIAGE, IGNORECASE | MULTILINE)
 _ME_TOO_RE = compile_re(_ME_TOO, IGNORECASE)
 _DONE_RE = compile_re(_DONE, IGNORECASE)
 _APPROVAL_RE = compile_re(_APPROVAL, IGNORECASE)
+_STATE_RE = compile_re(_STATE, IGNORECASE)
 
 
 # the head of a text whose first line alone may say an outcome (a long first line, such as a
@@ -246,6 +268,12 @@ def approves(text: str) -> bool:
     return _whole(text, _APPROVAL_RE)
 
 
+def tells_state(text: str) -> bool:
+    """Whether a short thread message tells how the software behaves (see the module)."""
+    body = text.strip()
+    return 0 < len(body) <= STATE_MAX and _STATE_RE.search(body) is not None
+
+
 def turn_classes(text: str) -> tuple[str, ...] | None:
     """`turn_evidence` without the why: what `classifier` asks of every conversation turn."""
     found = turn_evidence(text)
@@ -259,12 +287,13 @@ def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
         return ("decision",), TRIAGE_WHY
     if me_too(text):
         return ("chitchat",), ME_TOO_WHY
-    # the whole-message signals: one short line only (most turns stop here)
+    # the whole-message signals: one short line only
     body = text.strip()
-    if not _one_short_line(body):
-        return None
-    if _APPROVAL_RE.match(body) is not None:
-        return ("decision",), APPROVAL_WHY
-    if _DONE_RE.match(body) is not None:
-        return ("context",), DONE_WHY
+    if _one_short_line(body):
+        if _APPROVAL_RE.match(body) is not None:
+            return ("decision",), APPROVAL_WHY
+        if _DONE_RE.match(body) is not None:
+            return ("context",), DONE_WHY
+    if tells_state(body):
+        return STATE_CLASSES, STATE_WHY
     return None

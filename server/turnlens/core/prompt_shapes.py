@@ -267,6 +267,11 @@ _FAILURE_SEEN = (
     r"|加载不出|显示不了|没有?变化"
     r"|(?:でき|され|見え|動か|開か|起動し)(?:ない|ません)[。！!\s]*+\Z"
     r"|안[ \t]?보이|(?:되지|보이지|나오지|열리지)[ \t]?않(?:음|아|네|는데|습니다|아요)"
+    # no response, something broken, an error that shows up ("아무런 반응이 없어", "똑같이 깨져",
+    # "이젠 이런 에러가 뜨네", "エラーが出ます", "…とでます", "ボタンが反応しない")
+    r"|(?:응답|반응)이?[ \t]?없|깨져|깨짐|(?:에러|오류)가?[ \t]?(?:뜨|나(?:요|네|는데|와)|발생)"
+    r"|(?:エラー|error)(?:が|と)?(?:出|で)(?:ます|る|た|てる|ている)|と(?:出|で)ます|反応(?:しない|がない|しません)"
+    r"|表示されない"
 )
 # a change asked for in words, or a requirement stated, in the guide's languages: what makes a
 # report a request (a Latin word must end there: "prefix", "fixture" and "mustard" are words;
@@ -671,7 +676,12 @@ def writes_document(text: str) -> bool:
 
 
 # a question to the agent about itself: who or what model it is, what it can do or reach
-_END = r"(?=[ \t]*(?:[?？!.。！]|\Z))"  # the question ends there ("what can you do?", not "… about the bug")
+# the question ends there ("what can you do?", not "… about the bug"), or after the agent's name
+# said to it ("what can you do, Claude?", "what can you do aider")
+_END = (
+    r"(?=(?:[ \t]*+,?[ \t]*+(?:aider|claude|codex|gemini|copilot|cursor|chatgpt|gpt|opencode|bro|buddy))?"
+    r"[ \t]*(?:[?？!.。！]|\Z))"
+)
 _ABOUT_THE_AGENT = (
     r"\b(?:what|which)[ \t]+(?:model|llm|ai)(?:[ \t]+version)?[ \t]+(?:are[ \t]+you|is[ \t]+this|is[ \t]+that"
     r"|am[ \t]+i|is[ \t]+running|do[ \t]+you[ \t]+(?:use|run))\b"
