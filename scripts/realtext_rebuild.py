@@ -212,9 +212,12 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
     texts += [t.strip() for t in texts if t != t.strip()]
     if path.lower().endswith((".json", ".jsonl")):
         texts += json_strings(text)
+    if path.lower().endswith(".aider.input.history"):
+        texts += aider_inputs(text)
     if path.lower().endswith((".md", ".markdown")):
         # a transcript's JSON Lines pasted into a Markdown file (a Cursor agent log in a prompt log)
         texts += json_strings(text)
+        texts += terminal_prompts(text)
         for part in _BREAK.split(text.replace("\r\n", "\n")):
             part = part.strip()
             texts += [part, _MARKER_LINE.sub("", part, count=1).strip()]
@@ -222,14 +225,55 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
     return texts
 
 
-_USER_QUERY = re.compile(r"<user_query>(.*?)</user_query>", re.DOTALL)
+# what the person typed, as an agent's transcript wraps it: Cursor's `<user_query>`, Antigravity's
+# `<USER_REQUEST>` (its `transcript.jsonl` puts the local time and settings after it)
+_USER_QUERY = re.compile(r"<(user_query|USER_REQUEST)>(.*?)</\1>", re.DOTALL)
+# an entry of aider's input history: a `# <timestamp>` line, then the typed lines, each after a `+`
+_AIDER_STAMP = re.compile(r"^# [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+$", re.MULTILINE)
+
+
+def aider_inputs(text: str) -> list[str]:
+    """What a person typed to aider, from its input history (`.aider.input.history`, no session
+    transcript, so no reader takes it): each entry's lines after their `+`, trimmed."""
+    out: list[str] = []
+    for entry in _AIDER_STAMP.split(text.replace("\r\n", "\n")):
+        lines = [line[1:] for line in entry.split("\n") if line.startswith("+")]
+        if lines:
+            out.append("\n".join(lines).strip())
+    return out
+
+
+# a prompt as a terminal shows it, copied with the agent's screen: Claude Code's `❯ `, Gemini CLI's
+# ` > `; the agent's answer opens on its own mark (`●`, `✦`, `⎿`)
+_TERMINAL_PROMPT = re.compile(r"^[ \t]{0,2}(?:❯|>)[ \t]+(\S.*)$")
+_TERMINAL_ANSWER = ("●", "✦", "⎿", "❯")
+
+
+def terminal_prompts(text: str) -> list[str]:
+    """What a person typed, in a copy of an agent's terminal screen saved as Markdown: the text
+    after each prompt mark, alone and with the lines that follow it up to a blank line or the
+    agent's mark (a long prompt wraps), trimmed."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        m = _TERMINAL_PROMPT.match(line)
+        if m is None:
+            continue
+        body = [m.group(1)]
+        for nxt in lines[i + 1 :]:
+            if not nxt.strip() or nxt.lstrip().startswith(_TERMINAL_ANSWER):
+                break
+            body.append(nxt.strip())
+        out += [m.group(1).strip(), "\n".join(body).strip(), " ".join(body).strip()]
+    return out
 
 
 def json_strings(text: str) -> list[str]:
     """Every string value of a JSON or JSON Lines file, as is and stripped: the last resort for
     a file no reader takes (a prompt history such as `~/.claude/history.jsonl` or
     `~/.codex/history.jsonl`, where each line holds one prompt the person typed; a Cursor agent
-    transcript, whose person's turns are wrapped in `<user_query>` tags, read inside them)."""
+    transcript, whose person's turns are wrapped in `<user_query>` tags, and an Antigravity
+    `transcript.jsonl`, whose are in `<USER_REQUEST>` tags, read inside them)."""
     docs: list[Any] = []
     try:
         docs.append(json.loads(text))
@@ -245,8 +289,8 @@ def json_strings(text: str) -> list[str]:
         item = stack.pop()
         if isinstance(item, str):
             out += [item, item.strip()]
-            # a Cursor agent transcript wraps what the person typed in `<user_query>` tags
-            out += [m.group(1).strip() for m in _USER_QUERY.finditer(item)]
+            # a Cursor or Antigravity transcript wraps what the person typed in tags
+            out += [m.group(2).strip() for m in _USER_QUERY.finditer(item)]
         elif isinstance(item, dict):
             stack.extend(reversed(list(item.values())))
         elif isinstance(item, list):

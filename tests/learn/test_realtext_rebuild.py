@@ -421,3 +421,53 @@ def test_a_transcript_pasted_into_markdown_is_read_by_its_strings() -> None:
     }
     texts = rebuild.unit_texts("AI_PROMPTS.md", "# Log\n\n" + json.dumps(line) + "\n", [])
     assert "add a login page" in texts
+
+
+def test_an_antigravity_transcripts_prompts_are_read_inside_their_tags() -> None:
+    """Antigravity's `transcript.jsonl` wraps what the person typed in `<USER_REQUEST>` tags, with
+    the local time and settings after them: the text inside comes back, trimmed."""
+    rebuild = _load("realtext_rebuild")
+    lines = [
+        {
+            "step_index": 0,
+            "type": "USER_INPUT",
+            "content": "<USER_REQUEST>\nwhy does the backoffice page not load?\n</USER_REQUEST>\n"
+            "<ADDITIONAL_METADATA>\nThe current local time is: 2026-05-25T06:29:57-03:00.\n</ADDITIONAL_METADATA>",
+        },
+        {"step_index": 1, "type": "PLANNER_RESPONSE", "content": "Let me open the route table."},
+    ]
+    body = "".join(json.dumps(line) + "\n" for line in lines)
+    strings = rebuild.json_strings(body)
+    assert strings.count("why does the backoffice page not load?") == 1
+    assert "Let me open the route table." in strings
+    assert "why does the backoffice page not load?" in rebuild.unit_texts("transcript.jsonl", body, [])
+
+
+def test_an_aider_input_history_comes_back_entry_by_entry() -> None:
+    """aider records what the person typed in `.aider.input.history`: a `# <timestamp>` line, then
+    each typed line after a `+`; an entry of several lines comes back whole."""
+    rebuild = _load("realtext_rebuild")
+    body = (
+        "\n# 2026-04-12 21:03:31.455723\n+y\n"
+        "\n# 2026-04-12 21:06:29.378405\n+Speak to me in Russian. Task:\n+1. Audit the code\n+2. List the bugs\n"
+        "\n# 2026-04-12 21:09:02.000001\n+/run pytest\n"
+    )
+    texts = rebuild.unit_texts("work/.aider.input.history", body, [])
+    assert "Speak to me in Russian. Task:\n1. Audit the code\n2. List the bugs" in texts
+    assert "y" in texts and "/run pytest" in texts
+    assert rebuild.unit_texts("notes.txt", body, []) == []  # another file is not read so
+
+
+def test_a_copied_terminal_screen_gives_back_what_was_typed() -> None:
+    """A Claude Code or Gemini CLI screen copied into Markdown: the text after each prompt mark,
+    with the lines a long prompt wraps onto, up to the agent's own mark."""
+    rebuild = _load("realtext_rebuild")
+    body = (
+        "│   ~/work/src/test       │\n╰──────────╯\n\n❯ Can you use bash?\n\n● Yes, I can.\n\n"
+        " > mira el proyecto y dime\n   que es lo que ves\n ✦ He analizado la estructura.\n"
+    )
+    typed = rebuild.terminal_prompts(body)
+    assert "Can you use bash?" in typed
+    assert "mira el proyecto y dime\nque es lo que ves" in typed
+    assert not any("Yes, I can" in t or "He analizado" in t for t in typed)  # the agent's answers
+    assert set(typed) <= set(rebuild.unit_texts("claude/session.md", body, []))
