@@ -180,11 +180,11 @@ STATED = [
     "ok leave it as is",
     "me quedo con la versión de la rama main",
     # the option picked with a verb of choosing, or before the particle that takes it
-    "lets try option one first",
+    "let's try option two first",
     "we'll take option 2, the cache can wait",
     "现在开始做上传图片功能，我要方案 B。",
     "切到方案B，这也是这次的主要工作",
-    "方法Aでお願いします。トークンは設定済みです。",
+    "方法Bで進めてください。トークンは設定済みです。",
     "옵션 2로 해주세요",
 ]
 NOT_STATED = [

@@ -33,6 +33,7 @@ from turnlens.core.prompt_shapes import (
     RULE_WHY,
     about_the_agent,
     asks,
+    asks_for_options,
     asks_for_plan,
     asks_in_words,
     asks_to_commit,
@@ -536,7 +537,7 @@ ABOUT_THE_AGENT = [
     "что ты умеешь?",
     # the agent's name said to it
     "what can you do, Claude?",
-    "what can you do aider",
+    "what can you do, codex",
     "who are you codex",
 ]
 # questions that ask about the work, whatever words they share with those
@@ -855,20 +856,20 @@ def test_a_request_or_a_statement_asks_no_question(text: str) -> None:
 
 
 DOCUMENTS = [
-    "Add to the readme.md file the steps of installation",
+    "add an installation section to README.md",
     "update the docs on this matter please",
     "write a short guide for new contributors",
-    "Modify @.claude/agents/doc-updater.md for this project",
+    "Adapt @docs/agents/release-notes.md to this repo",
     "escribe la documentación de la API",
     "schreib eine Anleitung für die Installation",
-    "Создай README.md для установки и запуска",
+    "Напиши README.md с инструкцией по сборке и запуску",
     "допиши инструкцию по тестированию",
     "把使用说明写进文档",
     "ドキュメントを日本語にして",
     "사용 가이드 문서 작성해줘",
 ]
 NOT_DOCUMENTS = [
-    "Update @CHANGELOG.md",  # a changelog: Part 2's own bookkeeping
+    "add today's fixes to CHANGELOG.md",  # a changelog: Part 2's own bookkeeping
     "commit the README and push",
     "move docs/setup.md to the wiki folder",
     "delete the old docs",
@@ -897,3 +898,30 @@ def test_a_document_is_looked_for_in_the_head_only() -> None:
     assert not writes_document(pad + " update the README")
     # a mechanical word past the head does not count either
     assert writes_document("update the README " + pad + " then commit")
+
+
+OPTIONS = [
+    "is there some other way to do this?",
+    "what are the alternatives to a cron job here?",
+    "which one is better for a desktop app, SQLite or DuckDB?",
+    "¿qué opciones tengo para el despliegue?",
+    "а какие еще есть схемы хранения?",
+    "有什么办法可以不用数据库吗？",
+    "他の方法はありますか？",
+    "다른 방법은 없어?",
+]
+NOT_OPTIONS = [
+    "is the retry optional?",  # a word that holds the word
+    "what does this flag do?",
+    "does the export run before the backup?",
+]
+
+
+@pytest.mark.parametrize("text", OPTIONS)
+def test_options_asked_for(text: str) -> None:
+    assert asks_for_options(text)
+
+
+@pytest.mark.parametrize("text", NOT_OPTIONS)
+def test_a_question_about_the_work_asks_for_no_options(text: str) -> None:
+    assert not asks_for_options(text)

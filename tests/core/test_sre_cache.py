@@ -68,6 +68,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.prompt_shapes", "_SETTLES_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_DOCUMENT_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_MECHANICAL_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_OPTIONS_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_BUILD_ERROR_RE", 0),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),

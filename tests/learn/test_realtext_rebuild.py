@@ -463,11 +463,11 @@ def test_a_copied_terminal_screen_gives_back_what_was_typed() -> None:
     with the lines a long prompt wraps onto, up to the agent's own mark."""
     rebuild = _load("realtext_rebuild")
     body = (
-        "│   ~/work/src/test       │\n╰──────────╯\n\n❯ Can you use bash?\n\n● Yes, I can.\n\n"
+        "│   ~/work/src/test       │\n╰──────────╯\n\n❯ Can you list the open ports?\n\n● Yes, I can.\n\n"
         " > mira el proyecto y dime\n   que es lo que ves\n ✦ He analizado la estructura.\n"
     )
     typed = rebuild.terminal_prompts(body)
-    assert "Can you use bash?" in typed
+    assert "Can you list the open ports?" in typed
     assert "mira el proyecto y dime\nque es lo que ves" in typed
     assert not any("Yes, I can" in t or "He analizado" in t for t in typed)  # the agent's answers
     assert set(typed) <= set(rebuild.unit_texts("claude/session.md", body, []))

@@ -92,6 +92,8 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         # a document named, and the words of a mechanical change around one
         "turnlens.core.prompt_shapes._DOCUMENT_RE[0]",
         "turnlens.core.prompt_shapes._MECHANICAL_RE[0]",
+        # options asked for (the question rule leaves them to the model)
+        "turnlens.core.prompt_shapes._OPTIONS_RE[0]",
         # a pasted error's kind: a build error, or a failure at run time
         "turnlens.core.prompt_shapes._BUILD_ERROR_RE[0]",
     ):

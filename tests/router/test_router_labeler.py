@@ -707,7 +707,7 @@ def test_a_run_with_a_change_is_left_to_the_model(text: str) -> None:
     assert got.label == "coding" and got.evidence is None, text
 
 
-class _SaysBookkeeping(_SaysChat):
+class _SaysBookkeepingThenCoding(_SaysChat):
     """A scorer that reads every prompt as bookkeeping, coding second: what the model does with a
     document to write, whose words ("README", "docs") it met in mechanical changes."""
 
@@ -721,12 +721,12 @@ class _SaysBookkeeping(_SaysChat):
 @pytest.mark.parametrize(
     "text",
     [
-        "Add to the readme.md file the steps of installation",
-        "update the postman collection and update the docs.",
-        "Создай README.md для установки и запуска docker контейнера",
-        "readme内容都修改为中文",
-        "readmeなどの今回の文書は全て日本語にして",
-        "@spec-design/common-template.md 의 yaml frontmatter도 추가해줘.",
+        "add an installation section to README.md",
+        "refresh the API collection and update the docs accordingly",
+        "Напиши README.md с инструкцией по сборке и запуску",
+        "把readme全部翻译成中文",
+        "READMEとガイドの文章を日本語に直して",
+        "@docs/guide-template.md 에 yaml frontmatter 도 넣어줘.",
         "escribe una guía de instalación para Windows",
     ],
 )
@@ -734,7 +734,7 @@ def test_a_document_to_write_is_coding(text: str) -> None:
     # Part 2: writing, updating or translating a document (a README, a guide) is coding
     from turnlens.router.labeler import DOC_WHY
 
-    got = label_text(text, scorer=_SaysBookkeeping())  # type: ignore[arg-type]
+    got = label_text(text, scorer=_SaysBookkeepingThenCoding())  # type: ignore[arg-type]
     assert got.label == "coding" and got.evidence == DOC_WHY, text
     assert got.confidence == pytest.approx(_stated("document"))
 
@@ -742,7 +742,7 @@ def test_a_document_to_write_is_coding(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "Update @CHANGELOG.md",  # a changelog line: Part 2's own bookkeeping
+        "add today's fixes to CHANGELOG.md",  # a changelog line: Part 2's own bookkeeping
         "commit the README changes and push",  # a commit asked for
         "@docs/ remove this folder, we already have one inside @assets/",  # a folder removed
         "rename docs/setup.md to docs/install.md",  # a move (the pack's rename rule)
@@ -751,5 +751,50 @@ def test_a_document_to_write_is_coding(text: str) -> None:
     ],
 )
 def test_a_mechanical_change_to_a_document_is_left_to_the_model(text: str) -> None:
-    got = label_text(text, scorer=_SaysBookkeeping())  # type: ignore[arg-type]
+    got = label_text(text, scorer=_SaysBookkeepingThenCoding())  # type: ignore[arg-type]
     assert got.label == "bookkeeping" and got.evidence is None, text
+
+
+class _SaysDesign(_SaysChat):
+    """A scorer that reads every prompt as design, analysis second: what the model does with a
+    question in words it met in design questions."""
+
+    def predict(self, text: str, rules: object) -> object:
+        from turnlens.learn.model import Prediction
+
+        probabilities = {"design": 0.5, "analysis": 0.3, "coding": 0.1, "bookkeeping": 0.05, "chat": 0.05}
+        return Prediction("design", 0.5, probabilities)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is a local server needed to start this game?",
+        "what is the current focus of the settings page?",
+        "サブエージェントをスキルに置き換えたら、設定はどうなるの？",
+        "이 .env는 mysql host가 인스턴스 ip여야 하는 거 아니야?",
+        "¿para publicar la imagen en el registro necesito un token aparte?",
+    ],
+)
+def test_a_question_read_as_design_is_analysis_where_no_design_rule_fired(text: str) -> None:
+    # Part 2: a question about the work is analysis; the model, which met such words in design
+    # questions, says design, but none of the pack's design rules fired
+    from turnlens.router.labeler import QUESTION_WHY
+
+    got = label_text(text, scorer=_SaysDesign())  # type: ignore[arg-type]
+    assert got.label == "analysis" and got.evidence == QUESTION_WHY, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how should we structure the plugin system so third parties can add exporters?",  # a design rule
+        "instead of a custom extension, is there some other way to do this?",  # options asked for
+        "а какие еще есть схемы хранения?",
+        "有什么办法可以实现数据的存储吗？",
+        "can you sketch the schema for me?",  # a request phrased as a question
+    ],
+)
+def test_a_design_question_or_options_asked_stay_with_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysDesign())  # type: ignore[arg-type]
+    assert got.label == "design" and got.evidence is None, text

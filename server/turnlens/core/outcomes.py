@@ -27,8 +27,8 @@ takes it for chitchat or a review. Only a whole message counts: the word, at mos
 or where ("in 2.3", "by #812", "now"), a thanks, punctuation; anything more is left to the
 model, and a close said with it ("Fixed, closing") is the triage outcome's.
 
-A short message that tells how the software behaves ("It works fine on Ubuntu.", "Same on
-Nexus5", "cmake这出错了", "исправил опечатку", "Works again, thx for the quick fix!") is a status,
+A short message that tells how the software behaves ("Works fine on Fedora 40.", "Same on
+Pixel 7", "编译这一步报错了", "исправил ссылку в README", "Working again after the update, thx!") is a status,
 which the guide calls context, not chitchat (docs/labels.md, Part 1: context, "status updates,
 descriptions of the current state"; chitchat is "social or content-free"). The model, which reads
 a handful of words and a thanks, takes it for chitchat; `tells_state` leaves it every class but

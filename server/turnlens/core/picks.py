@@ -20,7 +20,7 @@ it works now") reports and decides nothing.
 And a prompt may say the choice in words before what to do (`stated_choice`): it opens on the
 option picked ("Option B, and keep the old flag"), takes what the agent proposed ("as you
 suggested"), says a choice was made ("I've decided to…", "let's go with…", "pick #2 first"),
-picks an option with a verb of choosing ("let's try option one", "我要方案 B", "方法Aでお願いします"),
+picks an option with a verb of choosing ("let's try option one", "我要方案 B", "方法Bで進めてください"),
 or keeps things as they are ("leave it as is", "保持现状"). Only in the head of a prompt of up
 to 60 words: further in, or in a long brief, the choice is part of a spec.
 """

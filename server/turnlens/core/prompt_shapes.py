@@ -98,7 +98,9 @@ no request that names the place to change (`build_error`: `app.ts:14:9`, `error 
 find module") is a build error, coding, where a failure at run time is analysis (docs/labels.md,
 Part 2). And a prompt that names a document (a README, docs, a guide, a Markdown file) with no
 word of a mechanical change around it (a changelog, a commit, a move, a deletion, a run:
-`writes_document`) asks for writing, which Part 2 calls coding, not a mechanical change.
+`writes_document`) asks for writing, which Part 2 calls coding, not a mechanical change; one that
+asks for options, other ways or which is better (`asks_for_options`) asks for a choice to be
+weighed, which Part 2 calls design.
 """
 
 from __future__ import annotations
@@ -267,8 +269,8 @@ _FAILURE_SEEN = (
     r"|加载不出|显示不了|没有?变化"
     r"|(?:でき|され|見え|動か|開か|起動し)(?:ない|ません)[。！!\s]*+\Z"
     r"|안[ \t]?보이|(?:되지|보이지|나오지|열리지)[ \t]?않(?:음|아|네|는데|습니다|아요)"
-    # no response, something broken, an error that shows up ("아무런 반응이 없어", "똑같이 깨져",
-    # "이젠 이런 에러가 뜨네", "エラーが出ます", "…とでます", "ボタンが反応しない")
+    # no response, something broken, an error that shows up ("저장 버튼이 반응이 없어", "한글이 또 깨져",
+    # "배포하니까 오류가 뜨네", "エラーが出ます", "…とでます", "ボタンが反応しない")
     r"|(?:응답|반응)이?[ \t]?없|깨져|깨짐|(?:에러|오류)가?[ \t]?(?:뜨|나(?:요|네|는데|와)|발생)"
     r"|(?:エラー|error)(?:が|と)?(?:出|で)(?:ます|る|た|てる|ている)|と(?:出|で)ます|反応(?:しない|がない|しません)"
     r"|表示されない"
@@ -524,6 +526,15 @@ _MECHANICAL = (
     r"|提交|推送|删除|移动|重命名|削除|移動|コミット|プッシュ|삭제|커밋|푸시"
 )
 
+# options asked for: other ways, alternatives, which is better, in the guide's languages (Part 2:
+# "options and trade-offs" are design) (a Latin word must end there: "optional" is no option)
+_OPTIONS = (
+    r"\b(?:options?|alternatives?|other[ \t]++ways?|what[ \t]++else|which[ \t]++(?:one|is[ \t]++better)"
+    r"|pros[ \t]++and[ \t]++cons|trade-?offs?|opciones|alternativas|opções|optionen|alternativen|möglichkeiten)\b"
+    r"|вариант|варіант|альтернатив|какие[ \t]++(?:еще|ещё)|які[ \t]++ще"
+    r"|方案|选项|有什么办法|哪种|哪个好|其他方法|選択肢|他の方法|どちらが|どっちが|다른[ \t]?방법|옵션|선택지|어떤[ \t]?게[ \t]?나"
+)
+
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
 _COMMANDS_RE = compile_re(_COMMANDS)
@@ -546,6 +557,7 @@ _COMMIT_RE = compile_re(_COMMIT, IGNORECASE)
 _SETTLES_RE = compile_re(_SETTLES, IGNORECASE)
 _DOCUMENT_RE = compile_re(_DOCUMENT, IGNORECASE)
 _MECHANICAL_RE = compile_re(_MECHANICAL, IGNORECASE)
+_OPTIONS_RE = compile_re(_OPTIONS, IGNORECASE)
 
 
 def asks(text: str) -> bool:
@@ -667,6 +679,13 @@ def asks_to_commit(text: str) -> bool:
     return text_words(len(body.split()), body) <= COMMIT_MAX_WORDS
 
 
+def asks_for_options(text: str) -> bool:
+    """Whether a person's prompt asks for options: other ways, alternatives, which is better
+    ("is there some other way to do this?", "а какие еще есть схемы хранения?", "有什么办法…"): the router's question
+    rule leaves such a question to the model, which reads it as design (see the module)."""
+    return _OPTIONS_RE.search(text) is not None
+
+
 def writes_document(text: str) -> bool:
     """Whether a person's prompt names a document (a README, docs, a guide, a Markdown file) in
     its first `DOCUMENT_HEAD` characters with no word of a mechanical change (a changelog, a
@@ -677,7 +696,7 @@ def writes_document(text: str) -> bool:
 
 # a question to the agent about itself: who or what model it is, what it can do or reach
 # the question ends there ("what can you do?", not "… about the bug"), or after the agent's name
-# said to it ("what can you do, Claude?", "what can you do aider")
+# said to it ("what can you do, Claude?", "what can you do, codex")
 _END = (
     r"(?=(?:[ \t]*+,?[ \t]*+(?:aider|claude|codex|gemini|copilot|cursor|chatgpt|gpt|opencode|bro|buddy))?"
     r"[ \t]*(?:[?？!.。！]|\Z))"

@@ -29,7 +29,10 @@ Six more cases the guide settles and the model's words do not (Part 2):
   set when the work was asked. The model, which met "do it" in requests, says coding.
 - A question about the work with no change asked for ("the login form only supports email?",
   "この設定は本番でも有効？", "this only supports one line?") is analysis: the agent explains. Where the model
-  says coding or bookkeeping, no coding rule fired, the prompt is a plain report, it ends as a
+  says coding or bookkeeping (or design, where none of the pack's design rules fired and no
+  options are asked for, `core.prompt_shapes.asks_for_options`: "is a local server needed
+  to start this game?", "サブエージェントをスキルに置き換えたら、設定はどうなるの？"), no coding rule
+  fired, the prompt is a plain report, it ends as a
   question, asks one in words with no mark ("how can I test the model with this dataset",
   "后端如何启动": `core.prompt_shapes.asks_in_words`) or one of the pack's question rules fired,
   and it is no request phrased as a question
@@ -46,8 +49,8 @@ Six more cases the guide settles and the model's words do not (Part 2):
 - A run asked for with no change ("run the comparison script", "execute the failing test",
   "请运行一下所有测试": the pack's `bookkeeping.run` fired, no coding rule did, a plain report) is
   bookkeeping where the model says coding: Part 2's "run a command".
-- A document to write ("Add to the readme.md file the steps of installation", "update the docs",
-  "readme内容都修改为中文": `core.prompt_shapes.writes_document`, a README, docs, a guide or a
+- A document to write ("add an installation section to README.md", "update the docs",
+  "把readme全部翻译成中文": `core.prompt_shapes.writes_document`, a README, docs, a guide or a
   Markdown file named with no word of a mechanical change, and no mechanical rule of the pack fired)
   is coding where the model says bookkeeping: Part 2's "writing, updating, condensing or
   translating a document → coding". The model met "README" and "docs" in changelog lines and moves.
@@ -315,6 +318,7 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
     if prediction.label == _FIND_OUT:
         return prediction, None
     from turnlens.core.prompt_shapes import (
+        asks_for_options,
         asks_for_plan,
         asks_in_words,
         ends_question,
@@ -342,8 +346,13 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
     if SYMPTOM_RULE in fired or tells_failure(body):
         allowed = tuple(c for c in prediction.probabilities if c == _FIND_OUT or c in _NO_TASK)
         return Model.restrict(prediction, allowed), SYMPTOM_WHY
+    # design only where none of the pack's design rules fired ("how should we structure …?" is
+    # one) and no options are asked for ("is there some other way to do this?")
+    asks_about_work = prediction.label in (_CHANGE_CODE, _APPLY) or (
+        prediction.label == _PLAN and not result.scores.get(_PLAN) and not asks_for_options(body)
+    )
     if (
-        prediction.label in (_CHANGE_CODE, _APPLY)
+        asks_about_work
         and (not QUESTION_RULES.isdisjoint(fired) or ends_question(body) or asks_in_words(body))
         and not polite_request(body)
     ):
