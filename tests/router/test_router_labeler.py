@@ -676,7 +676,7 @@ def test_an_evidence_figure_out_of_range_is_refused_at_load(value: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "run the comparison script to produce the side-by-side report",
+        "run the benchmark script to write the side-by-side report",
         "use the other api key, run search again",
         "execute somente o teste que falhou",
         "ejecuta los tests de integración",

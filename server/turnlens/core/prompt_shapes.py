@@ -518,12 +518,12 @@ _DOCUMENT = (
     r"|\bdokumentation\b|документаци|инструкци|руководств"
     r"|文档|说明书|手册|指南|ドキュメント|説明書|文書|マニュアル|문서|가이드"
 )
-# the words of a mechanical change around a document: a changelog line, a commit or a push, a file
-# moved, copied or deleted, a run (a Latin word must end there: "pushing" is not "push")
+# the words of a mechanical change around a document: a commit, a push or a deploy (`_COMMIT`), a
+# changelog line, a file moved, copied or deleted, a run (a Latin word must end there: "pushing" is
+# not "push")
 _MECHANICAL = (
-    r"changelog|\b(?:commit|push|tag|git|rename|move|delete|remove|drop|rm|mv|cp|copy|run|execute)\b"
-    r"|удали|перемести|закоммит|запуш"
-    r"|提交|推送|删除|移动|重命名|削除|移動|コミット|プッシュ|삭제|커밋|푸시"
+    _COMMIT + r"|changelog|\b(?:tag|git|rename|move|delete|remove|drop|rm|mv|cp|copy|run|execute)\b"
+    r"|удали|перемести|删除|移动|重命名|削除|移動|삭제"
 )
 
 # options asked for: other ways, alternatives, which is better, in the guide's languages (Part 2:
@@ -681,8 +681,9 @@ def asks_to_commit(text: str) -> bool:
 
 def asks_for_options(text: str) -> bool:
     """Whether a person's prompt asks for options: other ways, alternatives, which is better
-    ("is there some other way to do this?", "а какие еще есть схемы хранения?", "有什么办法…"): the router's question
-    rule leaves such a question to the model, which reads it as design (see the module)."""
+    ("is there some other way to do this?", "а какие еще есть схемы хранения?", "有什么办法…"): the
+    router's question rule leaves such a question to the model, which reads it as design (see the
+    module)."""
     return _OPTIONS_RE.search(text) is not None
 
 
@@ -698,7 +699,7 @@ def writes_document(text: str) -> bool:
 # the question ends there ("what can you do?", not "… about the bug"), or after the agent's name
 # said to it ("what can you do, Claude?", "what can you do, codex")
 _END = (
-    r"(?=(?:[ \t]*+,?[ \t]*+(?:aider|claude|codex|gemini|copilot|cursor|chatgpt|gpt|opencode|bro|buddy))?"
+    r"(?=(?:[ \t]*+,?[ \t]*+(?:aider|claude|codex|gemini|copilot|cursor|chatgpt|gpt|opencode))?"
     r"[ \t]*(?:[?？!.。！]|\Z))"
 )
 _ABOUT_THE_AGENT = (

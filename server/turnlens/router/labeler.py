@@ -46,7 +46,7 @@ Six more cases the guide settles and the model's words do not (Part 2):
   (`core.prompt_shapes.asks_for_plan`: a verb of making, then a plan, a roadmap, a design document
   or an architecture; a plan only named, "follow the plan", is not asked for). Where the model says
   coding, the labeler answers design (or chat, when the model finds that likelier).
-- A run asked for with no change ("run the comparison script", "execute the failing test",
+- A run asked for with no change ("run the benchmark script", "execute the failing test",
   "请运行一下所有测试": the pack's `bookkeeping.run` fired, no coding rule did, a plain report) is
   bookkeeping where the model says coding: Part 2's "run a command".
 - A document to write ("add an installation section to README.md", "update the docs",
@@ -302,8 +302,8 @@ def _stated(prediction: Prediction, said: Prediction, evidence: str) -> Predicti
 def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[Prediction, str | None]:
     """The model's routing answer, or the answer the guide gives (see the module), with why: a
     go-ahead is chat, a pasted error is coding (a build error) or analysis (a failure at run
-    time), a plan asked for is design, a symptom told or a question asked with no change is
-    analysis, a run asked for with no change is bookkeeping."""
+    time), a plan asked for is design, a document to write is coding, a symptom told or a
+    question asked with no change is analysis, a run asked for with no change is bookkeeping."""
     from turnlens.core.picks import bare_pick
     from turnlens.learn.model import Model
 
