@@ -63,6 +63,14 @@ PICKS = [
     "please do",
     "pls do it",
     "hazlo tú",
+    # an answer word before the go-ahead, and go-aheads said as an approval
+    "sim, pode começar",
+    "oui, ok pour moi",
+    "d'accord, ça me convient",
+    "ja, mach das",
+    "네 진행하자",
+    "응~ 그래",
+    "大丈夫です！",
 ]
 NOT_PICKS = [
     "ok",
@@ -86,6 +94,8 @@ NOT_PICKS = [
     "not yet",
     "please do not touch the tests",
     "ＯＫ",
+    "pode começar pelos testes",  # what to start with: the model decides
+    "그래서 어떻게 됐어?",  # "so" opening a question, not a yes
 ]
 
 

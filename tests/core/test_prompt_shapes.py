@@ -27,8 +27,10 @@ from turnlens.core.prompt_shapes import (
     ERROR_WHY,
     LIST_HEAD,
     LIST_WHY,
+    NEXT_MAX,
     PLAN_HEAD,
     REPORT_MAX,
+    RULE_ALONE_MAX,
     RULE_HEAD,
     RULE_WHY,
     about_the_agent,
@@ -36,7 +38,9 @@ from turnlens.core.prompt_shapes import (
     asks_for_options,
     asks_for_plan,
     asks_in_words,
+    asks_next_step,
     asks_to_commit,
+    asks_to_examine,
     build_error,
     command_lines,
     ends_question,
@@ -44,6 +48,7 @@ from turnlens.core.prompt_shapes import (
     pasted_error,
     plain_report,
     polite_request,
+    rule_alone,
     standing_rule,
     states_conditions,
     tells_failure,
@@ -539,6 +544,12 @@ ABOUT_THE_AGENT = [
     "what can you do, Claude?",
     "what can you do, codex",
     "who are you codex",
+    # what it can work with, named in general
+    "can you run commands?",
+    "do you read pdfs?",
+    "could you open a terminal, claude?",
+    "你能读取pdf吗",
+    "ファイルを編集できますか",
 ]
 # questions that ask about the work, whatever words they share with those
 ABOUT_THE_WORK = [
@@ -554,6 +565,9 @@ ABOUT_THE_WORK = [
     "quel modèle utiliser pour la recherche ?",
     "was kannst du mir zu diesem Fehler sagen",
     "what can you do with the cursor position?",  # a word after the name: the work
+    "can you run the tests?",  # the work's own tests: a request
+    "can you edit the files in src/ to use tabs?",
+    "can you open a terminal in the repo root and start the server?",
 ]
 
 
@@ -648,6 +662,19 @@ FAILURES_SEEN = [
     "ログイン後に500エラーが出ます",
     "「接続に失敗しました」とでます",
     "送信ボタンが反応しない",
+    # an error that one hits, gets or sees
+    "the upload hits a CORS error on the second request",
+    "after the migration the page returns 500",
+    "the editor is showing type errors in every file",
+    "при сохранении ошибка приходит от сервера",
+    "点保存以后出现了错误",
+    "ビルドするとエラーになる",
+    # stopped working, no reaction, broken, hanging
+    "после обновления бот перестал отвечать",
+    "кнопка сохранения не нажимается",
+    "вкладка настроек опять сломалась",
+    "на экране входа висит загрузка",
+    "logowanie nie działa",
 ]
 NOT_FAILURES_SEEN = [
     "add a retry when the upload fails",
@@ -659,6 +686,9 @@ NOT_FAILURES_SEEN = [
     "セッションがなくても動くようにしたい",
     "에러가 없는지 확인해 줘",  # whether there is an error: a check asked
     "エラー処理を追加して",  # error handling asked for
+    "show errors in a toast instead of the console",  # a request to show them
+    "return 404 when the user is missing",  # a behaviour asked for
+    "сделай так, чтобы кнопка не нажималась дважды",  # a behaviour asked for
 ]
 
 
@@ -925,3 +955,125 @@ def test_options_asked_for(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_OPTIONS)
 def test_a_question_about_the_work_asks_for_no_options(text: str) -> None:
     assert not asks_for_options(text)
+
+
+NEXT_STEPS = [
+    "what's next?",
+    "ok, what should we do next",
+    "the import works. next steps?",
+    "¿y ahora qué?",
+    "qual o próximo passo?",
+    "et maintenant, que faire ensuite ?",
+    "was kommt als Nächstes?",
+    "что дальше?",
+    "部署好了，接下来该做什么",
+    "下一步怎么做",
+    "次は何をすればいい？",
+    "다음은 뭐 해야 돼?",
+]
+NOT_NEXT_STEPS = [
+    "add a next button to the wizard",
+    "the next release drops python 3.9",
+    "open the next page on click",
+]
+
+
+@pytest.mark.parametrize("text", NEXT_STEPS)
+def test_what_comes_next_asked(text: str) -> None:
+    # the router reads it as a plan asked for: design (docs/labels.md, Part 2)
+    assert asks_next_step(text)
+
+
+@pytest.mark.parametrize("text", NOT_NEXT_STEPS)
+def test_a_next_that_asks_for_no_plan(text: str) -> None:
+    assert not asks_next_step(text)
+
+
+def test_what_comes_next_is_read_in_a_short_prompt_only() -> None:
+    assert asks_next_step("what's next? " + "x" * (NEXT_MAX - 20))
+    assert not asks_next_step("what's next? " + "x" * NEXT_MAX)
+
+
+EXAMINED = [
+    "read all the docs in the docs folder and summarize them",
+    "please go through the codebase and get familiar with it",
+    "analyse the project structure",
+    "lee el código del proyecto",
+    "leia os arquivos da pasta config",
+    "prends connaissance du projet avant de commencer",
+    "schau dir die Dateien im Ordner an",
+    "изучи все файлы в папке docs",
+    "先阅读一下这个项目",
+    "プロジェクト全体を読んで把握して",
+    "프로젝트 구조를 파악해줘",
+    "check whether the export covers every field in the spec",
+    "confirm that the retry is in place for all three clients",
+]
+NOT_EXAMINED = [
+    "read the config and fix the wrong port",  # a change asked: the model decides
+    "review the files and they should all use tabs",  # a requirement
+    "add a summary line to the output",
+    "create the project structure for a flask app",
+    "检查一下代码，然后修改登录接口",
+]
+
+
+@pytest.mark.parametrize("text", EXAMINED)
+def test_a_reading_or_a_check_asked_for(text: str) -> None:
+    assert asks_to_examine(text)
+
+
+@pytest.mark.parametrize("text", NOT_EXAMINED)
+def test_a_reading_with_a_change_or_no_reading_is_none(text: str) -> None:
+    assert not asks_to_examine(text)
+
+
+RULES_ALONE = [
+    "Please always reply in Portuguese.",
+    "answer in English from now on",
+    "用中文回复",
+    "日本語で答えて",
+    "한국어로 답변해줘.",
+]
+NOT_RULES_ALONE = [
+    "answer in English from now on, and fix the login test",  # a task with it
+    "fix the login test. from now on answer in English",
+    "please clean the warnings",  # no rule
+    "always run the linter before a commit, and add it to the CI config",
+]
+
+
+@pytest.mark.parametrize("text", RULES_ALONE)
+def test_a_standing_rule_alone(text: str) -> None:
+    assert rule_alone(text)
+
+
+@pytest.mark.parametrize("text", NOT_RULES_ALONE)
+def test_a_standing_rule_with_a_task_or_no_rule_is_not_alone(text: str) -> None:
+    assert not rule_alone(text)
+
+
+def test_a_standing_rule_alone_is_short() -> None:
+    assert not rule_alone("always answer in English " + "and keep it short " * (RULE_ALONE_MAX // 18))
+
+
+def test_the_cue_words_of_a_reading_and_of_what_comes_next_only_save_time() -> None:
+    """A prompt holding none of the cue words is not searched: on every text of this file the
+    answer is the pattern's own."""
+    from turnlens.core.prompt_shapes import (
+        _ABOUT_RE,
+        _CHANGE_RE,
+        _EXAMINE_RE,
+        _NEXT_RE,
+        ABOUT_HEAD,
+        EXAMINE_HEAD,
+    )
+
+    texts = [*EXAMINED, *NOT_EXAMINED, *NEXT_STEPS, *NOT_NEXT_STEPS, *ASKS, *LEFT_TO_THE_MODEL]
+    texts += [*OPTIONS, *NOT_OPTIONS, *FAILURES_SEEN, *NOT_FAILURES_SEEN, *ABOUT_THE_AGENT, *ABOUT_THE_WORK]
+    for text in texts:
+        body = text.strip()
+        searched = _EXAMINE_RE.search(body, 0, EXAMINE_HEAD) is not None and _CHANGE_RE.search(body) is None
+        assert asks_to_examine(text) == searched, text
+        assert asks_next_step(text) == (0 < len(body) <= NEXT_MAX and _NEXT_RE.search(body) is not None), text
+        assert about_the_agent(text) == (_ABOUT_RE.search(text, 0, ABOUT_HEAD) is not None), text

@@ -94,6 +94,10 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.core.prompt_shapes._MECHANICAL_RE[0]",
         # options asked for (the question rule leaves them to the model)
         "turnlens.core.prompt_shapes._OPTIONS_RE[0]",
+        # what comes next asked, a stop inside a standing rule, a reading or a check asked for
+        "turnlens.core.prompt_shapes._NEXT_RE[0]",
+        "turnlens.core.prompt_shapes._INNER_STOP_RE[0]",
+        "turnlens.core.prompt_shapes._EXAMINE_RE[0]",
         # a pasted error's kind: a build error, or a failure at run time
         "turnlens.core.prompt_shapes._BUILD_ERROR_RE[0]",
     ):

@@ -468,7 +468,7 @@ def test_a_question_read_as_bookkeeping_is_analysis_too() -> None:
         "could you rename it to helpers.py?",
         "can we map the events from the export instead of made-up data?",
         "would it be possible to add two keybinds for this?",
-        "please check whether the token is still valid?",
+        "please make the token check stricter?",
         "帮我看看这个接口有没有鉴权？",
         "不要なブランチを削除してもらっていいでしょうか？",
         "설정 파일 좀 만들어 주세요?",
@@ -798,3 +798,87 @@ def test_a_question_read_as_design_is_analysis_where_no_design_rule_fired(text: 
 def test_a_design_question_or_options_asked_stay_with_the_model(text: str) -> None:
     got = label_text(text, scorer=_SaysDesign())  # type: ignore[arg-type]
     assert got.label == "design" and got.evidence is None, text
+
+
+class _SaysAnalysis(_SaysChat):
+    """A scorer that reads every prompt as analysis, design second: what the model does with a
+    question it met in investigations."""
+
+    def predict(self, text: str, rules: object) -> object:
+        from turnlens.learn.model import Prediction
+
+        probabilities = {"design": 0.25, "analysis": 0.5, "coding": 0.15, "bookkeeping": 0.05, "chat": 0.05}
+        return Prediction("analysis", 0.5, probabilities)
+
+
+@pytest.mark.parametrize("text", ["can you run commands?", "do you read pdfs?", "你能读取pdf吗"])
+def test_a_question_to_the_agent_about_itself_is_chat_whatever_the_model_says(text: str) -> None:
+    # Part 2: "can you see images?" is chat; the model met "can you run …" in requests
+    from turnlens.router.labeler import ABOUT_WHY
+
+    for scorer in (_SaysCoding(), _SaysAnalysis()):
+        got = label_text(text, scorer=scorer)  # type: ignore[arg-type]
+        assert got.label == "chat" and got.evidence == ABOUT_WHY, text
+        assert got.confidence == pytest.approx(_stated("about"))
+
+
+@pytest.mark.parametrize("text", ["Please always reply in Portuguese.", "한국어로 답변해줘."])
+def test_a_standing_rule_alone_is_chat(text: str) -> None:
+    # Part 2: a standing rule with no task of its own sets no route
+    from turnlens.router.labeler import STANDING_WHY
+
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "chat" and got.evidence == STANDING_WHY, text
+
+
+def test_a_standing_rule_with_a_task_takes_the_tasks_label() -> None:
+    got = label_text("answer in English from now on, and fix the login test", scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence is None
+
+
+@pytest.mark.parametrize("text", ["ok, what should we do next", "部署好了，接下来该做什么", "что дальше?"])
+def test_what_comes_next_is_design(text: str) -> None:
+    # the next steps are a plan: design, whatever the model's question words say
+    from turnlens.router.labeler import NEXT_WHY
+
+    for scorer in (_SaysAnalysis(), _SaysCoding()):
+        got = label_text(text, scorer=scorer)  # type: ignore[arg-type]
+        assert got.label == "design" and got.evidence == NEXT_WHY, text
+        assert got.confidence == pytest.approx(_stated("next"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "read all the docs in the docs folder and summarize them",
+        "изучи все файлы в папке docs",
+        "先阅读一下这个项目",
+        "check whether the export covers every field in the spec",
+    ],
+)
+def test_a_reading_or_a_check_asked_is_analysis(text: str) -> None:
+    # Part 2: an investigation (read, review, audit) is analysis; no change is asked
+    from turnlens.router.labeler import EXAMINE_WHY
+
+    for scorer in (_SaysCoding(), _SaysBookkeeping()):
+        got = label_text(text, scorer=scorer)  # type: ignore[arg-type]
+        assert got.label == "analysis" and got.evidence == EXAMINE_WHY, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "read the config and fix the wrong port",  # a change asked
+        "read the docs, then add a retry to the upload client",  # a coding rule fired
+    ],
+)
+def test_a_reading_before_a_change_is_left_to_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence is None, text
+
+
+def test_an_error_seen_is_a_symptom() -> None:
+    from turnlens.router.labeler import SYMPTOM_WHY
+
+    got = label_text("the upload hits a CORS error on the second request", scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "analysis" and got.evidence == SYMPTOM_WHY

@@ -3,7 +3,8 @@
 In a session the agent proposes and asks; the person decides in the next prompt, and often
 with a word: an option ("B", "opção A", "方案二", "Q1: A, Q2: C", a full-width "Ｂ" or "２" as a
 CJK input method types it), a go-ahead ("yes do it", "go ahead", "please do", "dale", "vas-y",
-"mach das", "执行", "是的", "進めてください", a terminal's "y") or a no-go ("no", "nein", "否", "n").
+"mach das", "执行", "是的", "進めてください", "sim, pode começar", "네 진행하자",
+"d'accord, ça me convient", a terminal's "y") or a no-go ("no", "nein", "否", "n").
 The guide counts short decisions ("ok ship it", "Vale, vamos con la opción B"); read alone,
 such a prompt has too few words for the model, which takes it for chitchat. Only a prompt that is nothing but the pick
 or the go-ahead (and a please, a thanks, punctuation) is matched: a plain "ok", "thanks" or
@@ -49,20 +50,22 @@ _OPTION = (
 )
 # a go-ahead: an answer that lets the agent do what it proposed
 _GO = (
-    r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|fine|sounds good|looks good|perfect|great|好的?|嗯|はい)?"
+    r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|fine|sounds good|looks good|perfect|great|好的?|嗯|はい"
+    r"|s[ií]|sim|oui|d['’]accord|ja|да|是的|네|응~*+)?"
     r"[ \t,，、.!]*+"
     r"(?:yes(?: please)?|yeah|yep|yup|y"
     r"|(?:please[ \t]+)?(?:do it|go ahead|go for it|proceed|let['’]?s do it|let['’]?s go|ship it|make it so|approved|lgtm)"
     r"|(?:please|pls|plz)[ \t]+do(?:[ \t]+(?:it|that|so))?"
     r"|s[ií](?:,? (?:hazlo|adelante|dale|procede))?|dale|adelante|hazlo(?:[ \t]+t[uú])?|procede|de acuerdo,? adelante"
-    r"|sim|pode(?: fazer| seguir| prosseguir| ir)?|manda ver|fa[cç]a|prossiga|bora|vai fundo"
-    r"|oui|vas-?y|allez-?y|fais-le|c['’]est parti|d['’]accord,? vas-?y"
+    r"|sim|pode(?: fazer| seguir| prosseguir| ir| iniciar| come[cç]ar| continuar)?|manda ver|fa[cç]a|prossiga|bora"
+    r"|vai fundo"
+    r"|oui|vas-?y|allez-?y|fais-le|c['’]est parti|d['’]accord,? vas-?y|[çc]a me convient|(?:c['’]est )?ok pour moi"
     r"|ja(?: bitte)?|mach(?: das| es)?|leg los|los geht['’]?s|einverstanden"
     r"|s[iì],? procedi|procedi|fallo|vai pure"
     r"|да|давай|делай|согласен|согласна"
     r"|执行|开始吧|开始|同意|可以|就这样|就这么办|没问题|按这个来|照做|是的?|对的?|没错"
-    r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して"
-    r"|네|응|좋아|진행해(?:주세요|줘)?|해줘|해주세요"
+    r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して|問題ないです|大丈夫です"
+    r"|네|응|좋아|그래|진행하자|진행해(?:주세요|줘)?|해줘|해주세요"
     # a no-go declines what was proposed: a decision too
     r"|no(?:pe)?(?:,? thanks)?|no,? don['’]?t|don['’]?t|n|n[aã]o|non|nein|нет|不要|不用|不需要|否|不是|いいえ|아니(?:요|오)?)"
 )

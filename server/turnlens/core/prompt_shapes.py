@@ -257,6 +257,12 @@ _FAILURE_SEEN = (
     r"|\b(st[üu]rzt|h[äa]ngt)\b.{0,40}\bab\b|\bfunktioniert (immer noch |noch )?nicht mehr\b"
     r"|\bnon (parte|risponde|si avvia)\b|\bsi blocca\b"
     r"|\b(падает|вылетает|зависает|не (грузится|отвечает|запускается|собирается))\b"
+    # stopped working, does not react, broke, hangs ("бот перестал реагировать", "кнопки не
+    # нажимаются", "вкладка сломалась", "висит загрузка", "nie działa", "не працює")
+    r"|\bперестал\w*+[ \t]++(?:работать|реагировать|отвечать|грузиться|загружаться|открываться|запускаться)\b"
+    r"|\bне[ \t]++(?:(?:нажима|открыва|сохраня|появля|обновля)(?:ется|ются)|(?:реагиру|срабатыва)(?:ет|ют))\b"
+    r"|\bсломал(?:ся|ась|ось|ись)\b"
+    r"|\b(?:висит|завис(?:ла|ло|ли)?)\b|\bnie[ \t]++dzia[łl]a\b|\bне[ \t]++працю\w*+"
     # Chinese, Japanese, Korean
     r"|不行|运行不了|跑不起来|启动不了|用不了|崩溃|闪退|卡死|卡住|没反应"
     r"|動かない|落ちる|固まる|起動しない|クラッシュ"
@@ -274,6 +280,13 @@ _FAILURE_SEEN = (
     r"|(?:응답|반응)이?[ \t]?없|깨져|깨짐|(?:에러|오류)가?[ \t]?(?:뜨|나(?:요|네|는데|와)|발생)"
     r"|(?:エラー|error)(?:が|と)?(?:出|で)(?:ます|る|た|てる|ている)|と(?:出|で)ます|反応(?:しない|がない|しません)"
     r"|表示されない"
+    # an error that one hits, gets or sees ("the upload hits a CORS error", "the page returns 500", "the
+    # editor is showing type errors", "ошибка приходит от сервера", "出现了错误", "ビルドするとエラーになる")
+    r"|\b(?:hits|hitting|gets|getting|got|seeing|throws|throwing|gives|giving|returns|returning|shows|showing)"
+    r"(?:[ \t]++\S+){0,3}?[ \t]++(?:errors?|exceptions?|(?:40[134]|50[0234])\b)"
+    r"|\b(?:errors?|exceptions?)[ \t]++(?:appears?|shows?[ \t]++up|occurs?|comes?[ \t]++up|pops?[ \t]++up)\b"
+    r"|ошибк\w*+[ \t]++(?:приш\w+|приход\w+|вылез\w*|появ\w+|выда\w+)|(?:приходит|выда[её]т|показывает|получаю)[ \t]++ошибк"
+    r"|出现了?(?:错误|异常)|エラーに(?:なる|なります|なった)"
 )
 # a change asked for in words, or a requirement stated, in the guide's languages: what makes a
 # report a request (a Latin word must end there: "prefix", "fixture" and "mustard" are words;
@@ -534,6 +547,72 @@ _OPTIONS = (
     r"|вариант|варіант|альтернатив|какие[ \t]++(?:еще|ещё)|які[ \t]++ще"
     r"|方案|选项|有什么办法|哪种|哪个好|其他方法|選択肢|他の方法|どちらが|どっちが|다른[ \t]?방법|옵션|선택지|어떤[ \t]?게[ \t]?나"
 )
+# what comes next asked for, in the guide's languages ("what's next?", "what should we do next?",
+# "接下来该做什么", "下一步怎么做", "次は何をすれば", "뭐부터 하면 돼?", "что дальше", "¿qué sigue?")
+_NEXT = (
+    r"\bwhat(?:['’]s|[ \t]++is|[ \t]++are|[ \t]++should[ \t]++(?:i|we)[ \t]++do|[ \t]++to[ \t]++do|[ \t]++can[ \t]++we[ \t]++do"
+    r"|[ \t]++do[ \t]++we[ \t]++do)?[ \t]++(?:the[ \t]++)?next\b|\bnext[ \t]++steps?[ \t]*+[?？]|\bwhat[ \t]++(?:now|then)[ \t]*+[?？]"
+    r"|\bqu[eé][ \t]++sigue\b|\by[ \t]++ahora[ \t]++qu[eé]\b|\bpr[oó]xim[oa][ \t]++(?:passo|etapa)\b|\bet[ \t]++maintenant\b"
+    r"|\bque[ \t]++faire[ \t]++ensuite\b|\bwas[ \t]++(?:kommt[ \t]++)?als[ \t]++n[äa]chstes\b|\bчто[ \t]++(?:делать[ \t]++)?дальше\b"
+    r"|接下来(?:该|要|应该)?(?:做|怎么|干)|下一步(?:该|要|应该)?(?:做|怎么|干|是什么)|次(?:は|に)(?:何|なに)を|次の(?:ステップ|作業)は"
+    r"|다음(?:은|에는)?[ \t]*+(?:뭐|무엇|어떤)|뭐부터"
+)
+# a reading or a check asked for: a verb of reading, studying, reviewing, analysing or summarising
+# and the project, its code, files or docs, in the guide's languages ("read all the docs in the
+# docs folder and summarize them", "lee el código del proyecto", "先阅读一下这个项目", "изучи все файлы
+# в папке docs"), or a check whether something holds ("see if everything in the spec is met",
+# "confirm that the retry is in place for all three clients", "…되는지 확인")
+_EXAMINE = (
+    r"\b(?:read|study|scan|explore|review|analy[sz]e|understand|summari[sz]e|go[ \t]++through|look[ \t]++through"
+    r"|familiari[sz]e[ \t]++yourself[ \t]++with|get[ \t]++(?:an[ \t]++)?overview[ \t]++of)\b(?:[ \t]++\S++){0,4}?[ \t]++"
+    r"(?:(?:the|this|all|my|our)[ \t]++)*+(?:project|codebase|code[ \t]*+base|repo(?:sitory)?|files?|folders?|director(?:y|ies)"
+    r"|docs?|documents?|documentation|readme|structure|changes)\b"
+    r"|\b(?:lee|leer|analiza|analizar|estudia|revisa|resume|lista)\b(?:[ \t]++\S++){0,3}?[ \t]++(?:(?:el|la|los|las|todos?)[ \t]++)?"
+    r"(?:proyecto|c[oó]digo|repositorio|archivos?|carpetas?|directorio|documentos?|documentaci[oó]n|readme)"
+    r"|\b(?:leia|ler|analise|analisar|estude|revise|resuma)\b(?:[ \t]++\S++){0,3}?[ \t]++(?:(?:o|a|os|as|todos?)[ \t]++)?"
+    r"(?:projeto|c[oó]digo|reposit[oó]rio|arquivos?|pastas?|diret[oó]rio|documentos?|documenta[cç][aã]o|readme)"
+    r"|\b(?:lis|lire|analyse|analyser|[ée]tudie|parcours|prends?[ \t]++connaissance)\b(?:[ \t]++\S++){0,3}?[ \t]++"
+    r"(?:(?:le|la|les|tout|tous)[ \t]++|l['’])?(?:projet|code|d[ée]p[oô]t|fichiers?|dossiers?|r[ée]pertoire|documents?|documentation"
+    r"|readme|application)"
+    r"|\b(?:lies|lese|analysiere|sieh[ \t]++dir|schau[ \t]++dir|verschaffe[ \t]++dir)\b(?:[ \t]++\S++){0,4}?[ \t]++"
+    r"(?:(?:das|die|den|alle)[ \t]++)?(?:projekt|code|repo|dateien|datei|ordner|verzeichnis|dokumente|dokumentation|readme|[üu]berblick)"
+    r"|(?:изучи|прочитай|проанализируй|посмотри|ознакомься)\w*+(?:[ \t]++\S++){0,4}?[ \t]++"
+    r"(?:проект|код|репозитори|файл|папк|документаци|readme)"
+    r"|(?:阅读|读一下|了解|熟悉|分析|看一下|看看|浏览|总结)(?:一下)?(?:这个|整个|当前)?(?:项目|代码|代码库|仓库|文件|目录|文档|readme)"
+    r"|(?:プロジェクト|コード|リポジトリ|ファイル|フォルダ|ドキュメント|README)(?:全体)?を?(?:読んで|読み込んで|把握して|理解して|分析して)"
+    r"|(?:프로젝트|코드|레포|파일|폴더|문서|README)(?:[ \t]*+\S{1,6}?)?(?:를|을)[ \t]*+(?:읽어|파악해|분석해|살펴봐)|\bpelajari\b"
+    r"|\b(?:check|verify|confirm|see|find[ \t]++out)[ \t]++(?:if|whether)\b|\b(?:verify|confirm)[ \t]++that\b"
+    r"|\b(?:verifica|comprueba|revisa)[ \t]++(?:si|que)\b|\b(?:verifique|confira)[ \t]++(?:se|que)\b|\bv[ée]rifie[ \t]++(?:si|que)\b"
+    r"|\b(?:pr[üu]fe?|[üu]berpr[üu]fe?)[ \t]++(?:ob|dass)\b|провер\w*+[ \t]*+,?[ \t]*+(?:ли|что|все[ \t]++ли)"
+    r"|检查(?:一下)?(?:是否|有没有)|确认(?:一下)?(?:是否|有没有)|(?:か|かどうか)を?(?:確認|チェック)して"
+    r"|(?:있는지|되는지|했는지|맞는지)[ \t]*+(?:확인|체크|검토)"
+)
+# the head of a prompt read for a reading or a check asked for
+EXAMINE_HEAD: Final = 300
+# the cue words (lower case): one of them is in every text `_EXAMINE` finds, so a prompt that holds
+# none is not searched (most prompts; the pattern is long)
+_EXAMINE_CUE_WORDS: Final = (
+    "read study scan explor review analy anali understand summar through familiar overview "
+    "lista estudia revisa resume leia estude revise resuma lire tudie parcours "
+    "connaissance lies lese sieh schau verschaffe pelajari check verify confirm "
+    "verifi rifie comprueb confira prüf prufe berpr изуч прочит проанализ посмотр ознаком провер "
+    "阅读 读一下 了解 熟悉 分析 看一下 看看 浏览 总结 检查 确认 読 把握 理解 確認 チェック "
+    "읽어 파악 분석 살펴 확인 체크 검토"
+)
+# (and short words the pattern reads only before a space or a tab, which the test turns into a
+# space: "lis" is in "list", "see" in "seed")
+_EXAMINE_CUES: Final = (*_EXAMINE_CUE_WORDS.split(), "lis ", "lee ", "leer ", "ler ", "see ", "find ")
+# the longest prompt read for what comes next asked (a longer one asks for more)
+NEXT_MAX: Final = 400
+# the cue words (lower case) of what comes next asked: one of them is in every text `_NEXT` finds
+_NEXT_CUE_WORDS: Final = (
+    "next now then sigue ahora próxim proxim maintenant ensuite chstes дальше "
+    "接下来 下一步 次は 次に 次の 다음 뭐부터"
+)
+_NEXT_CUES: Final = tuple(_NEXT_CUE_WORDS.split())
+# a standing rule and nothing more: at most this many characters, and no stop inside it
+RULE_ALONE_MAX: Final = 120
+_INNER_STOP = r"[\n.,;，。；、!?？！]"
 
 # from the prebuilt programs (tests/core/test_sre_cache.py lists them)
 _SOCIAL_RE = compile_re(_SOCIAL, IGNORECASE)
@@ -558,6 +637,9 @@ _SETTLES_RE = compile_re(_SETTLES, IGNORECASE)
 _DOCUMENT_RE = compile_re(_DOCUMENT, IGNORECASE)
 _MECHANICAL_RE = compile_re(_MECHANICAL, IGNORECASE)
 _OPTIONS_RE = compile_re(_OPTIONS, IGNORECASE)
+_NEXT_RE = compile_re(_NEXT, IGNORECASE)
+_EXAMINE_RE = compile_re(_EXAMINE, IGNORECASE)
+_INNER_STOP_RE = compile_re(_INNER_STOP)
 
 
 def asks(text: str) -> bool:
@@ -687,6 +769,30 @@ def asks_for_options(text: str) -> bool:
     return _OPTIONS_RE.search(text) is not None
 
 
+def asks_to_examine(text: str) -> bool:
+    """Whether a person's prompt asks, in its head, for the project, its code, files or docs to
+    be read, studied, reviewed or summarised, or for a check whether something holds, and asks
+    for no change anywhere ("fix", "should", "修改": see `plain_report`): an investigation, which
+    Part 2 calls analysis."""
+    body = text.strip()
+    lowered = body[:EXAMINE_HEAD].lower().replace("\t", " ")
+    if not any(cue in lowered for cue in _EXAMINE_CUES):
+        return False
+    if _EXAMINE_RE.search(body, 0, EXAMINE_HEAD) is None:
+        return False
+    return _CHANGE_RE.search(body) is None
+
+
+def asks_next_step(text: str) -> bool:
+    """Whether a person's prompt of at most `NEXT_MAX` characters asks what comes next ("what's
+    next?", "接下来该做什么", "뭐부터 하면 돼?"): the next steps are a plan, which Part 2 calls design."""
+    body = text.strip()
+    if not 0 < len(body) <= NEXT_MAX:
+        return False
+    lowered = body.lower()
+    return any(cue in lowered for cue in _NEXT_CUES) and _NEXT_RE.search(body) is not None
+
+
 def writes_document(text: str) -> bool:
     """Whether a person's prompt names a document (a README, docs, a guide, a Markdown file) in
     its first `DOCUMENT_HEAD` characters with no word of a mechanical change (a changelog, a
@@ -718,6 +824,13 @@ _ABOUT_THE_AGENT = (
     r"(?:images?|pictures?|photos?|screenshots?|(?:the[ \t]+)?internet|(?:the[ \t]+)?web|my[ \t]+(?:computer|screen|disk)"
     r"|internet[ \t]+access|web[ \t]+access|skills?|tools?|memory)"
     + _END
+    # what it can work with, named in general ("can you run commands?", "do you read pdfs?"; "can you
+    # edit the files?" names files of the work, and asks for that work)
+    + r"|\b(?:do|can|could)[ \t]+you[ \t]+(?:use|run|read|edit|write|open|browse|execute)[ \t]+"
+    r"(?:pdfs?(?:[ \t]+files)?|files|bash|(?:a[ \t]+)?(?:shell|terminal|browser)|commands|docker|git|mcps?)"
+    + _END
+    + r"|你(?:能|可以)(?:读取?|打开|编辑|修改|运行|执行)(?:pdf|文件|命令|终端)吗"
+    r"|(?:ファイル|PDF|pdf)を?(?:読め|開け|編集でき)(?:ますか|る[？?])"
     + r"|你是(?:谁|什么|哪个)|(?:你|这)是(?:什么|哪个)模型|你(?:有|会)(?:什么|哪些)(?:技能|能力|功能|工具)|你会什么"
     + _END
     + r"|你能(?:做什么|干什么)"
@@ -740,12 +853,22 @@ _ABOUT_THE_AGENT = (
 )
 # the head of a prompt read for a question to the agent about itself
 ABOUT_HEAD: Final = 300
+# the cue words (lower case) of a question to the agent about itself: one of them is in every text
+# `_ABOUT_THE_AGENT` finds, so a prompt that holds none is not searched
+_ABOUT_CUE_WORDS: Final = "you model modèle llm ai tu du ты voc vc quem eres puedes tienes pdf 你 模型 あなた 君 モデル 画像 ファイル 너 모델"
+_ABOUT_CUES: Final = tuple(_ABOUT_CUE_WORDS.split())
+# the longest prompt the router reads as a question to the agent about itself where the model
+# reads it as work (a longer one asks for work besides)
+ABOUT_ALONE_MAX: Final = 120
 _ABOUT_RE = compile_re(_ABOUT_THE_AGENT, IGNORECASE)
 
 
 def about_the_agent(text: str) -> bool:
     """Whether a person's prompt asks the agent about itself: its identity, its model, what it
     can do or reach (see the module)."""
+    lowered = text[:ABOUT_HEAD].lower()
+    if not any(cue in lowered for cue in _ABOUT_CUES):
+        return False
     return _ABOUT_RE.search(text, 0, ABOUT_HEAD) is not None
 
 
@@ -756,3 +879,15 @@ def standing_rule(text: str) -> bool:
     if not any(cue in lowered for cue in _RULE_CUES):
         return False
     return _STANDING_RE.search(head) is not None
+
+
+def rule_alone(text: str) -> bool:
+    """Whether a person's prompt is a standing rule and nothing more: one sentence of at most
+    `RULE_ALONE_MAX` characters ("Please always reply in Portuguese.", "한국어로 답변해줘."), which Part 2
+    calls chat: it sets no route (a rule said with a task takes the task's label)."""
+    body = text.strip()
+    if not 0 < len(body) <= RULE_ALONE_MAX:
+        return False
+    if _INNER_STOP_RE.search(body.rstrip(".!。！ \t")) is not None:
+        return False
+    return standing_rule(body)

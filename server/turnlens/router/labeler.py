@@ -24,9 +24,16 @@ and the prompt is a plain report
 (`core.prompt_shapes.plain_report`: no "fix it", no requirement such as "it should …", no error
 pasted, a line or two), the labeler answers analysis (or chat, when the model finds that likelier).
 
-Six more cases the guide settles and the model's words do not (Part 2):
+Seven more cases the guide settles and the model's words do not (Part 2):
 - A bare go-ahead or pick ("yeah lets do it.", "お願いします。", "1) B 2) A") is chat: the route was
-  set when the work was asked. The model, which met "do it" in requests, says coding.
+  set when the work was asked. The model, which met "do it" in requests, says coding. So is a
+  question to the agent about itself that the model reads as work ("can you run commands?", "do
+  you use bash?": `core.prompt_shapes.about_the_agent`; Part 2's "can you see images?"), and a
+  standing rule with no task of its own ("Please always reply in Portuguese.": one sentence,
+  `core.prompt_shapes.rule_alone`).
+- What comes next asked ("what's next?", "接下来该做什么", "뭐부터 하면 돼?":
+  `core.prompt_shapes.asks_next_step`, at most 400 characters) is design: the next steps are a
+  plan. The model, which met "what" and "how" in questions, says analysis.
 - A question about the work with no change asked for ("the login form only supports email?",
   "この設定は本番でも有効？", "this only supports one line?") is analysis: the agent explains. Where the model
   says coding or bookkeeping (or design, where none of the pack's design rules fired and no
@@ -119,6 +126,10 @@ QUESTION_WHY = "a question about the work, no change asked: the agent explains"
 _PLAN = "design"
 PLAN_WHY = "a plan asked for: the plan is the deliverable, not the code"
 PICK_WHY = "a go-ahead with no task of its own: the route was set when the work was asked"
+ABOUT_WHY = "a question to the agent about itself asks for no work: no route"
+STANDING_WHY = "a standing rule with no task of its own sets no route"
+NEXT_WHY = "what comes next asked: the next steps are a plan"
+EXAMINE_WHY = "a reading or a check asked, no change: an investigation"
 BUILD_WHY = "a build error pasted with no request: the fix is the work"
 # the pack's rule that asks to run something, and why such a request with no change is bookkeeping
 RUN_RULE = "bookkeeping.run"
@@ -133,6 +144,10 @@ DOC_WHY = "a document to write or change: the writing is the work, not a mechani
 EVIDENCE_NAMES: Final = {
     REQUEST_WHY: "request",
     PICK_WHY: "pick",
+    ABOUT_WHY: "about",
+    STANDING_WHY: "rule",
+    NEXT_WHY: "next",
+    EXAMINE_WHY: "examine",
     BUILD_WHY: "build",
     RUNTIME_WHY: "runtime",
     PLAN_WHY: "plan",
@@ -301,7 +316,8 @@ def _stated(prediction: Prediction, said: Prediction, evidence: str) -> Predicti
 
 def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[Prediction, str | None]:
     """The model's routing answer, or the answer the guide gives (see the module), with why: a
-    go-ahead is chat, a pasted error is coding (a build error) or analysis (a failure at run
+    go-ahead, a question to the agent about itself or a standing rule alone is chat, what comes
+    next asked is design, a pasted error is coding (a build error) or analysis (a failure at run
     time), a plan asked for is design, a document to write is coding, a symptom told or a
     question asked with no change is analysis, a run asked for with no change is bookkeeping."""
     from turnlens.core.picks import bare_pick
@@ -309,18 +325,37 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
 
     if bare_pick(body):
         return Model.restrict(prediction, tuple(_NO_TASK)), PICK_WHY
-    from turnlens.core.prompt_shapes import build_error, pasted_error
+    from turnlens.core.prompt_shapes import (
+        ABOUT_ALONE_MAX,
+        about_the_agent,
+        build_error,
+        pasted_error,
+        rule_alone,
+    )
+
+    # a question to the agent about itself, or a standing rule alone, which the model read as work
+    # ("can you run commands?", "Please always reply in Portuguese."): short prompts only
+    if prediction.label not in _NO_TASK:
+        if len(body.strip()) <= ABOUT_ALONE_MAX and about_the_agent(body):
+            return Model.restrict(prediction, tuple(_NO_TASK)), ABOUT_WHY
+        if rule_alone(body):
+            return Model.restrict(prediction, tuple(_NO_TASK)), STANDING_WHY
 
     if pasted_error(body):
         if build_error(body):
             return Model.restrict(prediction, (_CHANGE_CODE,)), BUILD_WHY
         return Model.restrict(prediction, (_FIND_OUT,)), RUNTIME_WHY
+    from turnlens.core.prompt_shapes import asks_next_step
+
+    if prediction.label not in _NO_TASK and asks_next_step(body):
+        return Model.restrict(prediction, (_PLAN,)), NEXT_WHY
     if prediction.label == _FIND_OUT:
         return prediction, None
     from turnlens.core.prompt_shapes import (
         asks_for_options,
         asks_for_plan,
         asks_in_words,
+        asks_to_examine,
         ends_question,
         plain_report,
         polite_request,
@@ -331,6 +366,13 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
     if prediction.label == _CHANGE_CODE and asks_for_plan(body):
         allowed = tuple(c for c in prediction.probabilities if c == _PLAN or c in _NO_TASK)
         return Model.restrict(prediction, allowed), PLAN_WHY
+    # a reading or a check asked for, no change asked and no coding rule fired ("read the docs")
+    if (
+        prediction.label in (_CHANGE_CODE, _APPLY)
+        and not result.scores.get(_CHANGE_CODE)
+        and asks_to_examine(body)
+    ):
+        return Model.restrict(prediction, (_FIND_OUT,)), EXAMINE_WHY
     # a document to write, and no mechanical rule of the pack fired (its own word for a document,
     # "update the docs", is no mechanical change; its others are)
     if (
