@@ -229,7 +229,8 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
 # `<USER_REQUEST>` (its `transcript.jsonl` puts the local time and settings after it)
 _USER_QUERY = re.compile(r"<(user_query|USER_REQUEST)>(.*?)</\1>", re.DOTALL)
 # an entry of aider's input history: a `# <timestamp>` line, then the typed lines, each after a `+`
-_AIDER_STAMP = re.compile(r"^# [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+$", re.MULTILINE)
+# (a local time, "2025-03-02 14:07:31.512", or an ISO one, "2026-04-24T22:59:38.557Z")
+_AIDER_STAMP = re.compile(r"^# [0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+Z?$", re.MULTILINE)
 
 
 def aider_inputs(text: str) -> list[str]:
@@ -310,6 +311,12 @@ MAX_RUN = 40
 # table row's cells, a quoted prompt inside a line
 _ENTRY_LABEL = re.compile(r"\A[ \t]*(?:(?:[-*]|[0-9]{1,4}[.)])[ \t]*)?\*\*[^*\n]{1,40}\*\*[ \t]*[:：]?[ \t]*")
 _ENTRY_NUMBER = re.compile(r"\A[ \t]*[0-9]{1,4}[.)][ \t]+")
+# a list item's plain label before a quoted prompt ("- Kérdés: \"…\"", "- Prompt: …")
+_PLAIN_LABEL = re.compile(r"\A[ \t]*[-*][ \t]+[^\s:：*\"]{1,24}[ \t]*[:：][ \t]*")
+# a heading that numbers the prompt it holds ("### 프롬프트 2: …", "## Prompt 3: …")
+_HEADING_LABEL = re.compile(r"\A[ \t]*#{1,6}[ \t]+[^\n:：]{1,30}?[0-9]{1,4}[ \t]*[:：][ \t]*")
+# a numbered list item whose prompt is in backticks ("2. `…`")
+_NUMBERED_CODE = re.compile(r"\A[ \t]*[0-9]{1,4}[.)][ \t]+`([^`\n]+)`[ \t]*\Z")
 _FENCED = re.compile(r"\A```[\w-]*\n(.*)\n```\Z", re.DOTALL)
 _QUOTE_PAIRS = (('"', '"'), ("“", "”"), ("«", "»"), ("「", "」"))
 _INLINE_QUOTED = re.compile(r'"([^"\n]{2,})"|“([^”\n]{2,})”|«([^»\n]{2,})»')
@@ -318,13 +325,15 @@ _INLINE_QUOTED = re.compile(r'"([^"\n]{2,})"|“([^”\n]{2,})”|«([^»\n]{2,}
 def entry_forms(run: str) -> list[str]:
     """The forms a prompt log (a Markdown file in which a person logged the prompts they typed,
     PROMPT_LOG.md, AI_PROMPTS.md) gives an entry of `run`: the run without its first lines (a
-    heading, a timestamp, a label line; up to three), without an entry label or number, out of its
+    heading, a timestamp, a label line; up to three), without an entry label (bold, or a list
+    item's plain "- Question:") or number, out of its
     fence or its quotes, its `> ` markers removed; each trimmed."""
     lines = run.strip().split("\n")
     forms: list[str] = []
     for k in range(min(len(lines), 4)):  # a heading, a timestamp, a label line or three before it
         rest = "\n".join(lines[k:])
         forms += [rest.strip(), _ENTRY_LABEL.sub("", rest, count=1).strip()]
+        forms.append(_PLAIN_LABEL.sub("", rest, count=1).strip())
         forms.append(_ENTRY_NUMBER.sub("", rest, count=1).strip())
     out: list[str] = []
     for form in forms:
@@ -340,13 +349,17 @@ def entry_forms(run: str) -> list[str]:
 
 
 def line_parts(text: str) -> list[str]:
-    """The cells of a prompt log's table rows, the quoted prompts inside its lines, and what
-    follows a line's entry label ("47. **User**: …", the agent's notes on the lines below)."""
+    """The cells of a prompt log's table rows, the quoted prompts inside its lines, what follows
+    a line's entry label ("47. **User**: …", the agent's notes on the lines below) or a heading's
+    numbered label ("### Prompt 2: …"), and a numbered item's prompt in backticks ("2. `…`")."""
     out: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
-        labelled = _ENTRY_LABEL.match(line)
+        labelled = _ENTRY_LABEL.match(line) or _HEADING_LABEL.match(line)
         if labelled is not None:
             out.append(line[labelled.end() :].strip())
+        coded = _NUMBERED_CODE.match(line)
+        if coded is not None:
+            out += [coded.group(1), coded.group(1).strip()]
         if line.lstrip().startswith("|"):
             out += [cell.strip() for cell in line.split("|")[1:-1]]
         quoted = [next(g for g in m.groups() if g is not None) for m in _INLINE_QUOTED.finditer(line)]

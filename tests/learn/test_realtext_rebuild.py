@@ -371,7 +371,14 @@ PROMPT_LOG = (
     "# Layout\n\n"
     "- a header\n"
     "- a form\n\n"
-    "4. add a logout button\n"
+    "4. add a logout button\n\n"
+    "### Prompt 5: rename the config loader\n"
+    "- done: renamed it\n\n"
+    "6. `run the migrations on the staging db`\n"
+    "7. ` add a retry to the client`\n\n"
+    '- Kérdés: "write the data model first.\n\n'
+    'Then the components, in the same way."\n\n'
+    "- Answer: the model.\n"
 )
 LOGGED = [
     "Set up a Vite project with Tailwind, \nand a dark theme toggle",  # a label, a fence, quotes
@@ -383,6 +390,10 @@ LOGGED = [
     "把登录页改成深色主题",  # after a numbered entry label, the agent's notes below it
     "the build says: error TS2322\nfix it and check the other pages.",  # quoted over two lines
     "build the settings page\n\n# Layout\n\n- a header\n- a form",  # a numbered entry's paragraphs
+    "rename the config loader",  # in a heading that numbers it
+    "run the migrations on the staging db",  # a numbered item in backticks
+    "add a retry to the client",  # the same, trimmed
+    "write the data model first.\n\nThen the components, in the same way.",  # a plain label, quoted
 ]
 
 
@@ -451,10 +462,11 @@ def test_an_aider_input_history_comes_back_entry_by_entry() -> None:
         "\n# 2026-04-12 21:03:31.455723\n+y\n"
         "\n# 2026-04-12 21:06:29.378405\n+Speak to me in Russian. Task:\n+1. Audit the code\n+2. List the bugs\n"
         "\n# 2026-04-12 21:09:02.000001\n+/run pytest\n"
+        "\n# 2026-04-13T08:15:02.114Z\n+add a budget per category \n"  # an ISO time, as some versions write
     )
     texts = rebuild.unit_texts("work/.aider.input.history", body, [])
     assert "Speak to me in Russian. Task:\n1. Audit the code\n2. List the bugs" in texts
-    assert "y" in texts and "/run pytest" in texts
+    assert "y" in texts and "/run pytest" in texts and "add a budget per category" in texts
     assert rebuild.unit_texts("notes.txt", body, []) == []  # another file is not read so
 
 
