@@ -100,7 +100,15 @@ Part 2). And a prompt that names a document (a README, docs, a guide, a Markdown
 word of a mechanical change around it (a changelog, a commit, a move, a deletion, a run:
 `writes_document`) asks for writing, which Part 2 calls coding, not a mechanical change; one that
 asks for options, other ways or which is better (`asks_for_options`) asks for a choice to be
-weighed, which Part 2 calls design.
+weighed, which Part 2 calls design. Three more: a short prompt that asks what comes next
+(`asks_next_step`: "what's next?", "接下来该做什么") asks for the next steps, a plan, which is design;
+one that asks for the project, its code, files or docs to be read, studied, reviewed or
+summarised, or for a check whether something holds, with no change asked anywhere
+(`asks_to_examine`: "read all the docs and summarize them", "изучи все файлы в папке docs"), asks
+for an investigation, which is analysis; and a standing rule said alone, one sentence with no task
+(`rule_alone`: "Please always reply in Portuguese."), sets no route, which Part 2 calls chat. The
+long patterns among these (a question to the agent, a reading, what comes next) are searched only
+where one of their cue words is in the text: most prompts hold none.
 """
 
 from __future__ import annotations
