@@ -328,6 +328,7 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
     from turnlens.core.prompt_shapes import (
         ABOUT_ALONE_MAX,
         about_the_agent,
+        asks_next_step,
         build_error,
         pasted_error,
         rule_alone,
@@ -345,8 +346,6 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
         if build_error(body):
             return Model.restrict(prediction, (_CHANGE_CODE,)), BUILD_WHY
         return Model.restrict(prediction, (_FIND_OUT,)), RUNTIME_WHY
-    from turnlens.core.prompt_shapes import asks_next_step
-
     if prediction.label not in _NO_TASK and asks_next_step(body):
         return Model.restrict(prediction, (_PLAN,)), NEXT_WHY
     if prediction.label == _FIND_OUT:
