@@ -214,7 +214,8 @@ def unit_texts(path: str, text: str, units: list[ReaderUnit]) -> list[str]:
         texts += json_strings(text)
     if path.lower().endswith(".aider.input.history"):
         texts += aider_inputs(text)
-    if path.lower().endswith((".md", ".markdown")):
+    # a Markdown or text log, or a screen copy saved with no extension
+    if path.lower().endswith((".md", ".markdown", ".txt")) or "." not in path.rsplit("/", 1)[-1]:
         # a transcript's JSON Lines pasted into a Markdown file (a Cursor agent log in a prompt log)
         texts += json_strings(text)
         texts += terminal_prompts(text)
@@ -245,16 +246,26 @@ def aider_inputs(text: str) -> list[str]:
 
 
 # a prompt as a terminal shows it, copied with the agent's screen: Claude Code's `❯ `, Gemini CLI's
-# ` > `; the agent's answer opens on its own mark (`●`, `✦`, `⎿`)
+# ` > `; the agent's answer opens on its own mark (`●`, `⏺`, `✦`, `⎿`), and the screen's frame and
+# status lines on theirs (Claude Code's `/export` text file holds the same screen)
 _TERMINAL_PROMPT = re.compile(r"^[ \t]{0,2}(?:❯|>)[ \t]+(\S.*)$")
-_TERMINAL_ANSWER = ("●", "✦", "⎿", "❯")
+_TERMINAL_ANSWER = ("●", "⏺", "✦", "⎿", "❯", "✻", "✽", "✶", "∴", "▐▛", "═", "╭", "╰", "─")
+# the most lines of a prompt that runs on, blank lines included, as a screen copy keeps them
+TERMINAL_MAX_LINES = 200
+# a screen's copy: at least this many of the agent's answers open a line on its mark
+_TERMINAL_AGENT = ("●", "⏺", "✦")
+TERMINAL_MIN_ANSWERS = 3
 
 
 def terminal_prompts(text: str) -> list[str]:
-    """What a person typed, in a copy of an agent's terminal screen saved as Markdown: the text
-    after each prompt mark, alone and with the lines that follow it up to a blank line or the
-    agent's mark (a long prompt wraps), trimmed."""
+    """What a person typed, in a copy of an agent's terminal screen saved as Markdown or text:
+    the text after each prompt mark, alone and with the lines that follow it up to a blank line
+    or the agent's mark (a long prompt wraps), trimmed; and, as the file holds them (wraps and
+    padding kept), its lines up to each later line before a line that opens on the agent's mark,
+    blank lines included (where a prompt ends is the hash's to say)."""
     lines = text.replace("\r\n", "\n").split("\n")
+    # as the file holds them only in a screen's copy: a Markdown quote opens on `> ` too
+    screen = sum(1 for line in lines if line.startswith(_TERMINAL_AGENT)) >= TERMINAL_MIN_ANSWERS
     out: list[str] = []
     for i, line in enumerate(lines):
         m = _TERMINAL_PROMPT.match(line)
@@ -266,6 +277,16 @@ def terminal_prompts(text: str) -> list[str]:
                 break
             body.append(nxt.strip())
         out += [m.group(1).strip(), "\n".join(body).strip(), " ".join(body).strip()]
+        if not screen:
+            continue
+        raw = [m.group(1)]
+        for nxt in lines[i + 1 : i + 1 + TERMINAL_MAX_LINES]:
+            # (a screen pasted into the prompt is indented: only a mark at the line's start ends it)
+            if nxt.startswith(_TERMINAL_ANSWER) or _TERMINAL_PROMPT.match(nxt):
+                break
+            raw.append(nxt)
+            if nxt.strip():
+                out.append("\n".join(raw).strip())
     return out
 
 

@@ -122,10 +122,12 @@ def from_model(
     allowed: tuple[str, ...] | None = None,
     seed: str | None = None,
     kind: str | None = None,
+    request: bool = False,
 ) -> Classification:
     """The model's answer (among the `allowed` classes, when a unit's `kind` limits them, at
     the kind's own temperature); with `explain`, the features that pushed it and each rule's
-    weight. `seed`: the rules' own fallback answer when no rule scored (`no_evidence`)."""
+    weight. `seed`: the rules' own fallback answer when no rule scored (`no_evidence`).
+    `request`: a person's request that says no choice (`no_choice`)."""
     from turnlens.learn.scorer import scorer_for
 
     scorer = scorer_for(model)
@@ -146,6 +148,8 @@ def from_model(
     prediction = no_evidence(prediction, seed, allowed)
     # the kind's own calibration (an agent's reply, its thinking: whatever kinds the model names)
     prediction = model.at_temperature(prediction, model.kind_temperature(kind))
+    if request:
+        prediction = no_choice(prediction)
     if explain and prediction.label != label:  # explain the class given, not the one ruled out
         contributions, rule_weights, found = scorer.explain(text, result, prediction.label, each=top // 2)
     return of_class(
@@ -185,6 +189,33 @@ def no_evidence(prediction: Prediction, seed: str | None, allowed: tuple[str, ..
     return Prediction(seed, prediction.probabilities[seed], prediction.probabilities)
 
 
+def no_choice(prediction: Prediction) -> Prediction:
+    """A person's request that says no choice is no decision (docs/labels.md, Part 1: a request
+    is a decision "when it makes a choice"; `core.prompt_shapes.asks_without_choice`): where the
+    model, at its kind's temperature, answers decision, the most probable of the request's other
+    classes answers, as sure as such answers were right on the real dev sets (`NO_CHOICE_SURE`);
+    the rest goes to the other classes as the model shared it, so the decision stays next, and
+    the compaction guard still keeps a prompt that may be one (`agents.guard.in_doubt`)."""
+    if prediction.label != "decision":
+        return prediction
+    from turnlens.core.prompt_shapes import NO_CHOICE_CLASSES, NO_CHOICE_SURE
+    from turnlens.learn.model import Prediction
+
+    probs = prediction.probabilities
+    order = list(probs)
+    others = [c for c in NO_CHOICE_CLASSES if c in probs]
+    if not others:
+        return prediction
+    best = max(others, key=lambda c: (probs[c], -order.index(c)))
+    # the rest goes to the other classes as the model shared it: the decision keeps the most
+    rest = sum(p for c, p in probs.items() if c != best)
+    if rest <= 0:
+        return prediction
+    share = (1.0 - NO_CHOICE_SURE) / rest
+    full = {c: NO_CHOICE_SURE if c == best else p * share for c, p in probs.items()}
+    return Prediction(best, NO_CHOICE_SURE, full)
+
+
 def classify(
     text: str,
     pack: RulePack | None = None,
@@ -209,16 +240,26 @@ def classify(
         return of_class(name, result, overridden_by=fired)
     kind = kind if kind is not None else turn_kind(text, model)
     allowed = None
+    request = False
     if kind is not None:
-        from turnlens.core.kinds import allowed_classes
+        from turnlens.core.kinds import kind_evidence
+        from turnlens.core.prompt_shapes import REQUEST_WHY
 
-        allowed = allowed_classes(kind, text, call)
+        allowed, why = kind_evidence(kind, text, call)
+        request = why is REQUEST_WHY
     elif model.task == "classes":  # a conversation turn: its own words may settle its class
         from turnlens.core.outcomes import turn_classes
 
         allowed = turn_classes(text)
     return from_model(
-        text, result, model, explain=explain, allowed=allowed, seed=seed_answer(result, pack), kind=kind
+        text,
+        result,
+        model,
+        explain=explain,
+        allowed=allowed,
+        seed=seed_answer(result, pack),
+        kind=kind,
+        request=request,
     )
 
 
@@ -306,10 +347,13 @@ def classify_many(
         else:
             prediction = predict(text, result)
             allowed = None
+            request = False
             if kind is not None:
-                from turnlens.core.kinds import allowed_classes
+                from turnlens.core.kinds import kind_evidence
+                from turnlens.core.prompt_shapes import REQUEST_WHY
 
-                allowed = allowed_classes(kind, text, call)
+                allowed, why = kind_evidence(kind, text, call)
+                request = why is REQUEST_WHY
             elif classes_model:  # a conversation turn: its own words may settle its class
                 allowed = turn_classes(text)
             if allowed is not None:
@@ -318,6 +362,8 @@ def classify_many(
                 prediction = no_evidence(prediction, seed_answer(result, pack), allowed)
             # the kind's own calibration (whatever kinds the model names; 1.0 for the others)
             prediction = model.at_temperature(prediction, model.kind_temperature(kind))
+            if request:
+                prediction = no_choice(prediction)
             answer = _model_answer(prediction, result)
         seen[(text, kind, call)] = answer
         out.append(answer)

@@ -71,6 +71,15 @@ PICKS = [
     "네 진행하자",
     "응~ 그래",
     "大丈夫です！",
+    # more go-aheads: the agent's plan taken as it is, a "let it be done", the choice left to it
+    "do it for me",
+    "proceed with the plan",
+    "Please proceed to your plan.",
+    "可以执行了",
+    "可以实现一下",
+    "行吧，你看着来",
+    "你来决定吧",
+    "听你的",
 ]
 NOT_PICKS = [
     "ok",
@@ -96,6 +105,10 @@ NOT_PICKS = [
     "ＯＫ",
     "pode começar pelos testes",  # what to start with: the model decides
     "그래서 어떻게 됐어?",  # "so" opening a question, not a yes
+    "implement the plan",  # names the work: the model decides
+    "proceed with the migration",
+    "可以吗",  # asks
+    "可以用吗？",
 ]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from turnlens.classifier import classify, classify_unit
+from turnlens.classifier import classify, classify_many, classify_unit
 from turnlens.core.kinds import kind_evidence
 from turnlens.core.prompt_shapes import (
     ASK_MIN_WORDS,
@@ -28,8 +28,12 @@ from turnlens.core.prompt_shapes import (
     LIST_HEAD,
     LIST_WHY,
     NEXT_MAX,
+    NO_CHOICE_CLASSES,
+    NO_CHOICE_SURE,
     PLAN_HEAD,
     REPORT_MAX,
+    REQUEST_CLASSES,
+    REQUEST_WHY,
     RULE_ALONE_MAX,
     RULE_HEAD,
     RULE_WHY,
@@ -41,6 +45,7 @@ from turnlens.core.prompt_shapes import (
     asks_next_step,
     asks_to_commit,
     asks_to_examine,
+    asks_without_choice,
     build_error,
     command_lines,
     ends_question,
@@ -48,7 +53,9 @@ from turnlens.core.prompt_shapes import (
     pasted_error,
     plain_report,
     polite_request,
+    reports_failure,
     rule_alone,
+    says_choice,
     standing_rule,
     states_conditions,
     tells_failure,
@@ -84,6 +91,21 @@ ASKS = [
     "okapi images are missing from the gallery",
     # "yo" is Spanish for "I" before it is a greeting
     "yo necesito un endpoint para exportar",
+]
+
+# a request that says a choice (docs/labels.md, Part 1: "decision when it makes a choice"): one thing
+# in place of another, a thing to use, something not needed, an approval or a ship call
+CHOICE_ASKS = [
+    "Let's use python instead of bash",
+    "we use pnpm, please remember that, and try again",
+    "ок, давай использовать gin и составь план",
+    "тесты и документация не нужны, нужно быстро реализовать проект",
+    "no need to send it, just solve the problem",
+    "用 Redis 而不是 Memcached",
+    "それは不要です。",
+    "Postgres ではなく SQLite を使って",
+    "LGTM, ship it",
+    "revert to the old parser, it broke the build",
 ]
 
 LEFT_TO_THE_MODEL = [
@@ -148,7 +170,7 @@ def test_a_request_is_no_review(text: str) -> None:
     assert asks(text)
     allowed, why = kind_evidence("prompt", text)
     assert allowed is not None and "review" not in allowed and "chitchat" not in allowed
-    assert why == ASK_WHY
+    assert why in (REQUEST_WHY, ASK_WHY)
     assert classify_unit(text, "prompt").task_class != "review"
 
 
@@ -445,7 +467,8 @@ def test_what_only_looks_like_a_shape_is_none(text: str, shape: Callable[[str], 
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        (ASKS[0], ASK_WHY),
+        (ASKS[0], REQUEST_WHY),
+        (CHOICE_ASKS[0], ASK_WHY),
         (COMMAND_LINES[0], COMMANDS_WHY),
         (PASTED_ERRORS[0], ERROR_WHY),
         (LISTS[0], LIST_WHY),
@@ -464,7 +487,8 @@ def test_only_a_persons_prompt_is_read_so(text: str, why: str) -> None:
 
 
 SETTLED = [
-    *((text, asks, ("decision", "spec", "code", "context"), ASK_WHY) for text in ASKS),
+    *((text, asks_without_choice, REQUEST_CLASSES, REQUEST_WHY) for text in ASKS),
+    *((text, asks, ("decision", "spec", "code", "context"), ASK_WHY) for text in CHOICE_ASKS),
     *((text, standing_rule, ("decision", "spec"), RULE_WHY) for text in STANDING_RULES),
     *((text, command_lines, ("code",), COMMANDS_WHY) for text in COMMAND_LINES),
     *((text, pasted_error, ("code",), ERROR_WHY) for text in PASTED_ERRORS),
@@ -484,6 +508,74 @@ def test_a_prompt_settled_by_its_shape(
     assert shape(text)
     assert kind_evidence("prompt", text) == (classes, why)
     assert classify_unit(text, "prompt").task_class in classes
+
+
+@pytest.mark.parametrize("text", CHOICE_ASKS)
+def test_a_request_that_says_a_choice_may_be_a_decision(text: str) -> None:
+    assert says_choice(text) and asks(text) and not asks_without_choice(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "добавь тест на Go",
+        "extend release:dmg to auto-build",
+        "use the helper from utils",  # a thing to use, said to the agent: no choice between options
+        "needed for the release, add the changelog entry",
+        "steady state is fine",  # "statt" must be a whole word
+    ],
+)
+def test_a_request_with_no_choice_said_is_no_decision(text: str) -> None:
+    assert not says_choice(text)
+    assert kind_evidence("prompt", text) == (REQUEST_CLASSES, REQUEST_WHY)
+    assert classify_unit(text, "prompt").task_class != "decision"
+
+
+def test_a_request_read_as_a_decision_answers_its_next_class() -> None:
+    """Where the model says decision and the request says no choice, the next of its other
+    classes answers, as sure as such answers were right; the decision keeps the rest's largest
+    share, so the guard may still keep the prompt in doubt."""
+    from turnlens.classifier import no_choice
+    from turnlens.learn.model import Prediction
+
+    said = Prediction("decision", 0.6, {"decision": 0.6, "spec": 0.05, "context": 0.3, "chitchat": 0.05})
+    got = no_choice(said)
+    assert got.label == "context" and got.confidence == NO_CHOICE_SURE
+    assert abs(sum(got.probabilities.values()) - 1.0) < 1e-9
+    assert max(got.probabilities, key=got.probabilities.__getitem__) == "context"
+    assert got.probabilities["decision"] > got.probabilities["spec"] > 0
+    assert no_choice(Prediction("context", 0.7, {"decision": 0.3, "context": 0.7})).label == "context"
+    assert 0.5 < NO_CHOICE_SURE < 1.0
+    text = "Так же добавь тест на GO"  # "also add a test in Go": the model says decision
+    c = classify_unit(text, "prompt")
+    assert c.task_class in NO_CHOICE_CLASSES and c.confidence == NO_CHOICE_SURE
+    assert c.runner_up() is not None and c.runner_up()[0] == "decision"
+    many = classify_many([text], kinds=["prompt"])[0]
+    assert (many.task_class, many.confidence) == (c.task_class, c.confidence)
+    assert classify_unit("Let's use python instead of bash", "prompt").task_class == "decision"
+
+
+def test_the_cue_words_of_a_failure_and_of_a_choice_only_save_time() -> None:
+    """A text holding none of the cue words is not searched: on every text of this file and on
+    the head of every row of the shipped corpus (all its languages) the answer is the
+    pattern's own."""
+    import json
+    from pathlib import Path
+
+    import turnlens
+    from turnlens.core.prompt_shapes import _CHOICE_RE, _FAILURE_SEEN_RE, _STORY_RE
+
+    texts = [*FAILURES_SEEN, *NOT_FAILURES_SEEN, *ASKS, *CHOICE_ASKS, *LEFT_TO_THE_MODEL, *EXAMINED]
+    for path in sorted((Path(turnlens.__file__).parent / "learn" / "corpus").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            texts.append(json.loads(line)["text"][:300])
+    assert len(texts) > 10_000
+    for text in texts:
+        failure = _FAILURE_SEEN_RE.search(text) is not None
+        assert tells_failure(text) == failure, text
+        story = _STORY_RE.search(text) is not None
+        assert reports_failure(text) == (plain_report(text) and failure and not story), text
+        assert says_choice(text) == (_CHOICE_RE.search(text) is not None), text
 
 
 def test_conditions_are_counted_in_the_head_only() -> None:

@@ -66,6 +66,8 @@ MODULE_PATTERNS = (
     ("turnlens.core.prompt_shapes", "_QUESTION_MARK_RE", 0),
     ("turnlens.core.prompt_shapes", "_COMMIT_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_SETTLES_RE", re.IGNORECASE),
+    ("turnlens.core.prompt_shapes", "_CHOICE_RE", re.IGNORECASE | re.MULTILINE),
+    ("turnlens.core.prompt_shapes", "_STORY_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_DOCUMENT_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_MECHANICAL_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_OPTIONS_RE", re.IGNORECASE),

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from turnlens.classifier import classify, classify_many
-from turnlens.core.kinds import kind_evidence
+from turnlens.core.kinds import allowed_classes, kind_evidence
 from turnlens.core.outcomes import (
     APPROVAL_WHY,
     DONE_MAX,
@@ -27,6 +27,7 @@ from turnlens.core.outcomes import (
     triage_outcome,
     turn_evidence,
 )
+from turnlens.core.prompt_shapes import FAILURE_CLASSES, FAILURE_WHY, reports_failure
 from turnlens.core.rules import builtin_pack
 
 TRIAGE = [
@@ -70,6 +71,13 @@ TRIAGE = [
     "Reverts octo/app#188",
     "This issue was moved to octo/docs#28",
     "Тесты прошли. Закрываю пулл реквест.",
+    "Merging https://github.com/octo/docs/pull/120",
+    "This can be closed.",
+    "Thanks! This issue can now be closed as the release is out.",
+    "ya está reportado, se puede cerrar :)",
+    "承知しました。本件クローズいたします。",
+    "校對完成。先關閉，未來再重開。",
+    "#6579은 devel에 병합됐습니다.",
 ]
 
 NOT_TRIAGE = [
@@ -91,6 +99,10 @@ NOT_TRIAGE = [
     "Reverts are slow when the history is long",
     "we should check whether this issue was moved to the new tracker",
     "закрываю пулл реквест? или лучше подождать",
+    "Merging #88 (4f1c2d0) into main will not change coverage.",
+    "When the user clicks outside, it should be closed.",
+    "Can this be closed?",
+    "no se puede cerrar la ventana",
 ]
 
 ME_TOO = [
@@ -112,6 +124,12 @@ ME_TOO = [
     "mismo problema aquí",
     "même problème chez moi",
     "同样的问题，求解决",
+    # the same problem said with who has it, or the same thing wanted
+    "I'm having the same issue.",
+    "I have the same problems on Windows",
+    "Need the same feature",
+    "Та же самая проблема",
+    "我的也是这样，请问你解决了吗？？",
 ]
 
 NOT_ME_TOO = [
@@ -170,9 +188,19 @@ DONE = [
     "已修复",
     "修正しました！",
     "수정했습니다.",
+    # an ok or a thanks first, an "already", where it was fixed said before the verb
+    "Obrigado, já está resolvido.",
+    "Ok Merci. Résolu",
+    "thanks, it's already fixed",
+    "问题解决了",
+    "v3.1で修正",
+    "Thank you, it's working now on 2.4",
 ]
 
 NOT_DONE = [
+    "thanks",
+    "ok",
+    "ok, fixed the typo but the build still fails",
     # more than the state: the model decides
     "fixed the typo in the README as well, and bumped the version",
     "Fixed in 2.3, but the Windows build still fails",
@@ -260,8 +288,6 @@ STATES = [
     "Works fine on Fedora 40.",
     "Same on Pixel 7",
     "Working again after the update, thx!",
-    "Thank you, it's working now on 2.4",
-    "still broken on Firefox 128",
     "Chrome funktioniert auch nicht",
     "исправил ссылку в README",
     "编译这一步报错了",
@@ -290,6 +316,54 @@ def test_no_state_told_leaves_the_model_to_it(text: str) -> None:
     assert not tells_state(text)
     found = turn_evidence(text)
     assert found is None or found[1] != STATE_WHY
+
+
+# a bug report that says only what happened (docs/labels.md, Part 1: context)
+FAILURES = [
+    "still broken on Firefox 128",
+    "Crash on startup for some Android 4 devices.",
+    "I'm not able to login. Even with the correct password",
+    "Non funziona più.",
+    "Buongiorno,\nanche a Milano non funziona",
+    "rien ne se passe quand je clique",
+    "o app não abre no iPhone",
+    "после обновления не работает",
+    "一存档就闪退",
+    "設定画面が開かない",
+]
+NOT_FAILURES = [
+    "still broken on Firefox 128, please fix the flex gap",  # a change asked: the model decides
+    "It doesn't work because the token expired; it should refresh on 401.",  # a requirement
+    "Works fine on Fedora 40.",
+    'Non funziona più.\n```\nTraceback (most recent call last):\n  File "a.py", line 1\n```',
+    # a user story says what a user wants, however it is worded: a spec (Part 1)
+    "Como administrador, quero desativar um usuário. Usuário desativado não aparece nas buscas.",
+    "As a guest I want the cart to stay, so that a reload doesn't lose it",
+    # a review that asks for a change in a word of mending ("补一下": add it)
+    "整体没问题，不过异常被吞掉了，不然线上出问题没法查。补一下再合。",
+]
+
+
+@pytest.mark.parametrize("text", FAILURES)
+def test_a_failure_told_is_a_report_not_a_review(text: str) -> None:
+    assert reports_failure(text)
+    assert turn_evidence(text) == (FAILURE_CLASSES, FAILURE_WHY)
+    assert set(FAILURE_CLASSES) == {"code", "context"}
+    assert classify(text).task_class in FAILURE_CLASSES
+
+
+@pytest.mark.parametrize("text", NOT_FAILURES)
+def test_a_failure_with_a_change_asked_or_a_paste_is_left_to_the_rest(text: str) -> None:
+    assert not reports_failure(text)
+    found = turn_evidence(text)
+    assert found is None or found[1] != FAILURE_WHY
+
+
+def test_a_persons_prompt_that_tells_a_failure_is_context_or_code() -> None:
+    """The same shape read as a person's prompt: a request wins first, then the report."""
+    assert allowed_classes("prompt", "ainda crasha!") == FAILURE_CLASSES
+    assert allowed_classes("prompt", "不行啊") == FAILURE_CLASSES
+    assert allowed_classes("prompt", "can you fix it? it keeps crashing") != FAILURE_CLASSES
 
 
 def test_a_plus_one_stays_chitchat_and_a_long_report_is_no_status() -> None:

@@ -467,7 +467,10 @@ def test_an_aider_input_history_comes_back_entry_by_entry() -> None:
     texts = rebuild.unit_texts("work/.aider.input.history", body, [])
     assert "Speak to me in Russian. Task:\n1. Audit the code\n2. List the bugs" in texts
     assert "y" in texts and "/run pytest" in texts and "add a budget per category" in texts
-    assert rebuild.unit_texts("notes.txt", body, []) == []  # another file is not read so
+    assert rebuild.unit_texts("notes.log", body, []) == []  # another file is not read so
+    assert "Speak to me in Russian. Task:\n1. Audit the code\n2. List the bugs" not in rebuild.unit_texts(
+        "notes.txt", body, []
+    )
 
 
 def test_a_copied_terminal_screen_gives_back_what_was_typed() -> None:
@@ -483,3 +486,23 @@ def test_a_copied_terminal_screen_gives_back_what_was_typed() -> None:
     assert "mira el proyecto y dime\nque es lo que ves" in typed
     assert not any("Yes, I can" in t or "He analizado" in t for t in typed)  # the agent's answers
     assert set(typed) <= set(rebuild.unit_texts("claude/session.md", body, []))
+
+
+def test_a_saved_claude_code_screen_gives_back_a_prompt_as_the_file_holds_it() -> None:
+    """Claude Code's `/export` text file: a prompt after `> ` runs on, wraps, padding and blank
+    lines kept, up to a line that opens on the agent's mark (a screen pasted into the prompt is
+    indented and stays in it); a text file and a file with no extension are read so, and a
+    Markdown quote in a file that is no screen's copy is not."""
+    rebuild = _load("realtext_rebuild")
+    prompt = "look at this log, is the cache used?\n  \n  ╭────╮\n  │ > analyse the project │\n  ● I will analyse it.\n\n  thanks"
+    body = (
+        "╭───────────────╮\n│ ✻ Welcome to Claude Code! │\n╰───────────────╯\n\n"
+        f"> {prompt}\n\n● Yes: the cache is used twice.\n\n● Update Todos\n  ⎿  ☐ check the cache\n\n"
+        "> now fix the    \n  second call\n\n⏺ Done.\n"
+    )
+    for path in ("2025-08-21-session.txt", "exports/sessao0102"):
+        texts = rebuild.unit_texts(path, body, [])
+        assert prompt in texts and "now fix the    \n  second call" in texts
+        assert not any(t.startswith("Yes: the cache") for t in texts)
+    quoted = "# Notes\n\n> a quote that runs on\n> and on\n\nmore text\n"
+    assert not any("more text" in t for t in rebuild.terminal_prompts(quoted))

@@ -89,6 +89,10 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         # a commit, push or deploy asked for, and what settles something along with it
         "turnlens.core.prompt_shapes._COMMIT_RE[0]",
         "turnlens.core.prompt_shapes._SETTLES_RE[0]",
+        # a choice said in a request (one thing in place of another, a thing to use, not needed)
+        "turnlens.core.prompt_shapes._CHOICE_RE[0]",
+        # a user story, which no failure told makes a bug report
+        "turnlens.core.prompt_shapes._STORY_RE[0]",
         # a document named, and the words of a mechanical change around one
         "turnlens.core.prompt_shapes._DOCUMENT_RE[0]",
         "turnlens.core.prompt_shapes._MECHANICAL_RE[0]",

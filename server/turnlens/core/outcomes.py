@@ -34,6 +34,11 @@ descriptions of the current state"; chitchat is "social or content-free"). The m
 a handful of words and a thanks, takes it for chitchat; `tells_state` leaves it every class but
 chitchat. A +1 ("same problem", "me too") stays chitchat: it is asked first.
 
+A short message that only tells a failure as it is seen ("Crash on startup", "Non funziona più",
+"I'm not able to login") is a bug report, context or code (`core.prompt_shapes.reports_failure`):
+the model, which met "doesn't work" mostly in review remarks, reads a review. It is asked after
+the outcome, the +1, the approval and the "fixed", and before the status.
+
 These are core patterns, not rules of a pack: a pack's rules are features of the learned
 model, whose shipped weights must be what training on the shipped corpus gives.
 """
@@ -80,6 +85,12 @@ _TRIAGE = "|".join(
     (
         rf"{_START}{_WHO}(?:closing|reopening|re-opening|merging|reverting){_GERUND_AFTER}",
         rf"{_START}(?:reverting|reopening)[ \t]+#\d",
+        # "Merging https://…/pull/120", "Merging #88"
+        rf"{_START}{_WHO}merging[ \t]+(?:https?://[^\s]++|#\d++)(?=[ \t]*+(?:[.!,:;—–]|$))",
+        # "This can be closed.", "it should be closed now" (said of the thread), "se puede cerrar"
+        rf"{_START}(?:this|it)[ \t]+(?:issue[ \t]+|pr[ \t]+)?(?:can|could|should|may)[ \t]+(?:now[ \t]+)?be[ \t]+closed"
+        r"(?=[ \t]*+(?:[.!,:;—–)]|$|now\b|as\b|since\b|because\b))",
+        r"(?<!no[ \t])\bse[ \t]+puede[ \t]+cerrar(?=[ \t]*+(?:[.!,:;—–)]|$))",
         rf"{_START}(?:merged|closed|reverted|reopened){_DONE_AFTER}",
         # "Thanks, merged!" (one optional run of stops: two runs of blanks around it would
         # let the match split a long blank run every way)
@@ -118,9 +129,9 @@ _TRIAGE = "|".join(
         # ru: I close the pull request
         r"\bзакрыва(?:ю|ем)[ \t]+(?:pr|пр|пул+[ \t-]?реквест|pull[ \t]+request)(?=[ \t]*(?:[.,!:;—–]|$))",
         # zh, ja, ko: merged, closing, (I) will merge
-        r"已(?:经)?合并|合并了|先关(?:闭|了)|关闭(?:这个|此)?(?:issue|问题|帖子|pr)",
-        r"マージしま(?:す|した)|マージいたしま|マージさせていただきま|クローズしま(?:す|した)|クローズさせていただきま",
-        r"머지(?:했|합니다|하겠|할게)|병합(?:했습니다|합니다|하겠습니다)",
+        r"已(?:经)?合并|合并了|先[关關](?:闭|閉|了)|[关關][闭閉](?:这个|這個|此)?(?:issue|问题|問題|帖子|pr)",
+        r"マージしま(?:す|した)|マージいたしま|マージさせていただきま|クローズ(?:いた)?しま(?:す|した)|クローズさせていただきま",
+        r"머지(?:했|합니다|하겠|할게)|병합(?:했습니다|합니다|하겠습니다|됐습니다|되었습니다)",
     )
 )
 _ME_TOO = (
@@ -129,10 +140,12 @@ _ME_TOO = (
     r"same (?:issue|problem|error) here|yo también|a mí también|eu também|moi aussi|ich auch|"
     r"any (?:update|updates|news|progress)|is there any (?:update|progress|news)|alguna novedad|"
     r"alguma novidade|des nouvelles|ping[ \t]+@[\w.-]+|"
-    r"same (?:problem|issue)|mismo problema|me pasa lo mismo|mesmo problema|m[êe]me probl[èe]me|"
-    r"gleiches problem|selbes problem|stesso problema|такая же проблема|та же проблема|у меня тоже|"
+    r"same (?:problem|issue)s?|mismo problema|me pasa lo mismo|mesmo problema|m[êe]me probl[èe]me|"
+    r"(?:i['’]?m having|i am having|i['’]?m getting|i have|i get|i got|(?:i )?need) the same "
+    r"(?:problem|issue|error|bug|thing|feature)s?|"
+    r"gleiches problem|selbes problem|stesso problema|такая же проблема|та же (?:самая )?проблема|у меня тоже|"
     r"aynı sorun)(?:[^\w]|$)|"
-    r"我也是|我也(?:有|遇到|碰到|碰见|一样)|同问|有(?:什么)?进展|进展如何|同样的问题|一样的问题|"
+    r"我(?:的)?也是|我也(?:有|遇到|碰到|碰见|一样)|同问|有(?:什么)?进展|进展如何|同样的问题|一样的问题|"
     r"同じく|私も(?:です|同じ)|同じ問題|저도요|저도 같은)"
 )
 
@@ -145,16 +158,23 @@ _WHOLE_TAIL = (
     r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
     r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
 )
+# an ok or a thanks before a whole-message "fixed" ("Obrigado, já está resolvido.", "Ok merci. Résolu")
+_THANKS_LEAD = (
+    r"(?:(?:ok(?:ay)?|thanks|thank you|thx|merci|gracias|obrigad[oa]|danke|grazie|спасибо|谢谢|好的)"
+    r"[ \t]*+[,.!，。！、]*+[ \t]*+){0,2}+"
+)
 _DONE = (
-    _WHOLE_LEAD + r"(?:"
+    _WHOLE_LEAD + _THANKS_LEAD + r"(?:"
     r"(?:(?:it|this|that)(?:['’]s|[ \t]+is|[ \t]+has[ \t]+been|[ \t]+was|[ \t]+should[ \t]+be)[ \t]+)?"
+    r"(?:(?:j[aá]|ya)[ \t]+est[aá][ \t]+|already[ \t]+)?"
     r"(?:fixed|done|resolved|solved|(?:should[ \t]+be[ \t]+)?(?:fine|fixed|ok|working)[ \t]+now"
     r"|works[ \t]+now|corrig[ée]e?|r[ée]gl[ée]|r[ée]solu|arreglado|solucionado|resuelto|corregido"
     r"|corrigido|resolvido|behoben|erledigt|gel[öo]st|gefixt|исправлено|исправил[аи]?|починил[аи]?"
     r"|решено|risolto|sistemato|corretto|opgelost|d[üu]zeltildi|[çc][öo]z[üu]ld[üu]|naprawione|poprawione)"
     r"(?:[ \t]+(?:in|on|by|via|with|en|em|par|dans|con|mit|durch|в|nel)[ \t]+[^\s]{1,40}(?:[ \t]+[^\s]{1,20})?)?"
     r"(?:[ \t]++now)?+"
-    r"|已(?:经)?(?:修复|修正|解决|完成)|修复了|解决了|修正(?:しました|済み)|対応しました|直しました"
+    r"|(?:问题)?已(?:经)?(?:修复|修正|解决|完成)|修复了|(?:问题)?解决了|修正(?:しました|済み)|対応しました|直しました"
+    r"|[^\s]{1,20}?で修正(?:しました|済み)?"
     r"|解決しました|수정(?:했습니다|완료)|해결(?:했습니다|됐습니다))" + _WHOLE_TAIL
 )
 # a bare approval: the whole message, after @mentions at most, then a thanks and an emoji
@@ -198,8 +218,8 @@ _TRIAGE_WORDS: Final = (
     "closing", "closed", "merging", "merged", "reverting", "reverted", "reopen", "re-open",
     "won't fix", "won’t fix", "wont fix", "wontfix", "will not fix", "to close", "gonna close",
     "and close", "marking", "tagging", "labeling", "labelling", "flagging", "cierro", "cerrando", "fechando",
-    "fecho", "ferme", "clôture", "cloture", "chiudo", "sluit", "закрыва", "закро",
-    "schließe", "schliesse", "合并", "关", "マージ", "クローズ", "머지", "병합",
+    "fecho", "ferme", "clôture", "cloture", "chiudo", "sluit", "закрыва", "закро", "be closed", "cerrar",
+    "schließe", "schliesse", "合并", "关", "關", "マージ", "クローズ", "머지", "병합",
     "dup", "doublon", "дубликат", "重复", "重複", "reverts", "was moved to",
 )  # fmt: skip
 
@@ -294,6 +314,12 @@ def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
             return ("decision",), APPROVAL_WHY
         if _DONE_RE.match(body) is not None:
             return ("context",), DONE_WHY
+    if len(body) <= STATE_MAX:
+        # a bug report that says only what happened ("Crash on startup", "Non funziona più")
+        from turnlens.core.prompt_shapes import FAILURE_CLASSES, FAILURE_WHY, reports_failure
+
+        if reports_failure(body):
+            return FAILURE_CLASSES, FAILURE_WHY
     if tells_state(body):
         return STATE_CLASSES, STATE_WHY
     return None

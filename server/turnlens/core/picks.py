@@ -50,11 +50,13 @@ _OPTION = (
 )
 # a go-ahead: an answer that lets the agent do what it proposed
 _GO = (
-    r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|fine|sounds good|looks good|perfect|great|好的?|嗯|はい"
+    r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|fine|sounds good|looks good|perfect|great|好的?|行吧?|嗯|はい"
     r"|s[ií]|sim|oui|d['’]accord|ja|да|是的|네|응~*+)?"
     r"[ \t,，、.!]*+"
     r"(?:yes(?: please)?|yeah|yep|yup|y"
-    r"|(?:please[ \t]+)?(?:do it|go ahead|go for it|proceed|let['’]?s do it|let['’]?s go|ship it|make it so|approved|lgtm)"
+    r"|(?:please[ \t]+)?(?:do it(?: for me)?|go ahead|go for it|proceed|let['’]?s do it|let['’]?s go|ship it|make it so"
+    r"|approved|lgtm)"
+    r"|(?:please[ \t]+)?proceed[ \t]+(?:with|to)[ \t]+(?:the|your|this|that)[ \t]+plan"
     r"|(?:please|pls|plz)[ \t]+do(?:[ \t]+(?:it|that|so))?"
     r"|s[ií](?:,? (?:hazlo|adelante|dale|procede))?|dale|adelante|hazlo(?:[ \t]+t[uú])?|procede|de acuerdo,? adelante"
     r"|sim|pode(?: fazer| seguir| prosseguir| ir| iniciar| come[cç]ar| continuar)?|manda ver|fa[cç]a|prossiga|bora"
@@ -63,7 +65,8 @@ _GO = (
     r"|ja(?: bitte)?|mach(?: das| es)?|leg los|los geht['’]?s|einverstanden"
     r"|s[iì],? procedi|procedi|fallo|vai pure"
     r"|да|давай|делай|согласен|согласна"
-    r"|执行|开始吧|开始|同意|可以|就这样|就这么办|没问题|按这个来|照做|是的?|对的?|没错"
+    r"|执行|开始吧|开始|同意|可以(?:执行|开始|实现|动手)?(?:一下)?了?|就这样|就这么办|没问题|按这个来|照做|是的?|对的?|没错"
+    r"|你看着(?:来|办)|你(?:来)?决定|听你的"
     r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して|問題ないです|大丈夫です"
     r"|네|응|좋아|그래|진행하자|진행해(?:주세요|줘)?|해줘|해주세요"
     # a no-go declines what was proposed: a decision too

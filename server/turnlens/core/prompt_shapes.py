@@ -89,6 +89,19 @@ word, as a spec or, when it picks between options, a decision (docs/labels.md, P
 answer or work in, a "from now on" in any of the guide's languages, and a sentence that opens
 with "always" or "never" and a verb of the work.
 
+A person's request that says no choice is no decision: Part 1 calls a request typed to an agent
+context, "decision when it makes a choice". A choice is said with one thing in place of another
+("instead of", "而不是", "ではなく"), a thing to use ("let's use sqlite", "давай использовать gin"),
+something declined as not needed ("no need to", "不需要", "не нужны"), an approval or a ship, merge
+or revert call (`says_choice`); the bare pick, the go-ahead and the stated choice (`core.picks`)
+are asked before. Where the model answers decision for such a request (`asks_without_choice`),
+the classifier answers the next of its other classes (`turnlens.classifier.no_choice`), as sure as
+such answers were right on the real dev sets, and the decision keeps the rest's largest share.
+
+A plain report that tells a failure as it is seen ("Crash on startup", "Non funziona più",
+"一存档就闪退"; `reports_failure`) is a bug report, which Part 1 calls context (code when mostly a
+paste), never a review; a user story told with it ("As an admin, I want …") is a spec.
+
 The router reads three more shapes with a plain report (`turnlens.router.labeler`): a prompt that
 ends as a question and is no request phrased as one ("can you add …?", "could we …?", "帮我…",
 "してもらっていい？": `polite_request`) asks about the work, and is analysis; a verb of making
@@ -148,6 +161,23 @@ ERROR_WHY: Final = "a person's prompt that is an error or a warning pasted with 
 # a plain report: at most this many non-blank lines and characters (trimmed)
 REPORT_MAX_LINES: Final = 2
 REPORT_MAX: Final = 300
+FAILURE_WHY: Final = (
+    "a few words that tell a failure as it is seen, with no change asked, are a bug report: context"
+    " (code when mostly a paste), not a review"
+)
+# the classes such a report may take
+FAILURE_CLASSES: Final = ("code", "context")
+REQUEST_WHY: Final = (
+    "a person's request that makes no choice is context, or a spec or code when it says more (a"
+    " decision only in doubt), not chitchat or a review"
+)
+# the classes such a request may take (a decision only in doubt: `NO_CHOICE_CLASSES` answer), and
+# those that answer it
+REQUEST_CLASSES: Final = ("decision", "spec", "code", "context")
+NO_CHOICE_CLASSES: Final = ("spec", "code", "context")
+# how sure such an answer is, where the model said decision: how often it was right on the real
+# dev sets (128 of 196 on the twenty-four prompt-class sets; docs/labels.md)
+NO_CHOICE_SURE: Final = 0.65
 ASK_WHY: Final = (
     "a person's prompt of a few words that says what to do or asks about the work is a request:"
     " context, or a spec, a decision or code, not chitchat or a review"
@@ -295,7 +325,29 @@ _FAILURE_SEEN = (
     r"|\b(?:errors?|exceptions?)[ \t]++(?:appears?|shows?[ \t]++up|occurs?|comes?[ \t]++up|pops?[ \t]++up)\b"
     r"|ошибк\w*+[ \t]++(?:приш\w+|приход\w+|вылез\w*|появ\w+|выда\w+)|(?:приходит|выда[её]т|показывает|получаю)[ \t]++ошибк"
     r"|出现了?(?:错误|异常)|エラーに(?:なる|なります|なった)"
+    # something that does not work, load, open or show, in the words of the label pack's
+    # `analysis.symptom`, which the classes do not read ("doesn't load", "I'm not able to log in",
+    # "nothing happens", "non funziona più", "não abre", "не работает", "打不开", "開かない")
+    r"|\b(?:doesn['’]?t|does[ \t]++not|didn['’]?t|won['’]?t|still[ \t]++not)[ \t]++(?:work|load|open|start|show|appear"
+    r"|render|display|run)\b|\bnot[ \t]++able[ \t]++to[ \t]++(?:log[ \t]?in|sign[ \t]?in|open|connect|access|see|use|install|save)\b"
+    r"|\bnothing[ \t]++happens\b|\b(?:error|problem|issue|bug)s?[ \t]++(?:persists?|remains?)\b"
+    r"|\bn[ãa]o[ \t]++(?:funciona|aparece|carrega|abre|mostra)\b|\brien[ \t]++ne[ \t]++se[ \t]++passe\b"
+    r"|\b(?:funktioniert|geht|l[äa]dt)[ \t]++(?:immer[ \t]++noch[ \t]++|noch[ \t]++)?nicht\b"
+    r"|\bnon[ \t]++(?:funziona|compare|si[ \t]++vede|si[ \t]++apre|carica)\b"
+    r"|\bне[ \t]++(?:работа(?:ет|ют)|отобража\w*+|появляется|загружается|открывается)|\bничего[ \t]++не[ \t]++происходит\b"
+    r"|不显示|没有?显示|没有?出现|不工作|打不开|显示不出|不生效|没有?生效|反映されない|開かない|작동하지[ \t]?않"
 )
+# the cue words (lower case): one of them is in every text `_FAILURE_SEEN` finds, so a text that
+# holds none is not searched (the pattern is long, and every short thread message is asked)
+_FAILURE_CUE_WORDS: Final = (
+    "keep broken stuck frozen respons offline down crash freez hang hung can't can’t cant cannot "
+    "unable not n't n’t doesnt didnt wont isnt arent longer nothing error exception 40 50 persist remain sigue trava não nao "
+    "marche fonctionne plante charge marre pond stürzt sturzt hängt hangt funktioniert geht lädt "
+    "ladt blocca rien dzia пада вылета завис не перестал сломал висит працю ошибк "
+    "不 崩溃 闪退 卡 没 无法 出现 ない ません 落ち 固ま クラッシュ エラー ます 안 않 멈춰 튕겨 없 깨 에러 오류"
+)
+# (and the words the pattern reads only before a space or a tab: "no" is in "know", "non" in "none")
+_FAILURE_CUES: Final = (*_FAILURE_CUE_WORDS.split(), "no ", "no\t", "non ", "non\t")
 # a change asked for in words, or a requirement stated, in the guide's languages: what makes a
 # report a request (a Latin word must end there: "prefix", "fixture" and "mustard" are words;
 # the Chinese and Japanese verbs of changing and mending, 改 and 修, are enough alone: "改好",
@@ -305,7 +357,7 @@ _CHANGE = (
     r"|r[ée]pare[rz]?|behebe\w*|korrigiere\w*|repariere\w*|исправ\w*|почин\w*|correggi\w*|ripara\w*|sửa"
     r"|should|shouldn['’]?t|must|mustn['’]?t|shall|has to|have to|need to|needs to|debe|deben|deber[ií]a\w*|deve|devem|deveria\w*|doit|doivent"
     r"|soll\w*|muss\w*|должн\w*|dovrebbe)\b"
-    r"|[修改]|应该|應該|必须|必須|直して|直す|べき|고쳐|수정|해야"
+    r"|[修改补補]|应该|應該|必须|必須|直して|直す|べき|고쳐|수정|해야"
 )
 # a request phrased as a question or politely, in the guide's languages: "can you add …?", "could we
 # add …?" (we: the agent and the person, as in "let's"; "how can we …?" asks a question), "would it
@@ -532,6 +584,73 @@ _SETTLES = (
     r"|不要|别|先不|好的|可以|まだ|しないで"
 )
 
+# a choice said in a request, as the guide's "we use pnpm, not npm" says one: one thing taken in
+# place of another ("use python instead of bash", "而不是", "ではなく", "대신"), a thing to use
+# ("let's use sqlite", "давай использовать gin", "vamos usar"), or something declined as not needed
+# ("no need to send it", "tests aren't needed", "不需要", "それは不要", "не нужны") (a Latin or Cyrillic
+# word must end there: "instead" alone and "statten" are not)
+_CHOICE = (
+    r"\b(?:instead[ \t]++of|rather[ \t]++than|en[ \t]++(?:lugar|vez)[ \t]++de|em[ \t]++vez[ \t]++de"
+    r"|au[ \t]++lieu[ \t]++de|(?:an)?statt|вместо)\b|而不是|而非|代わりに|ではなく|대신"
+    r"|\b(?:let['’]?s|we(?:['’]ll|[ \t]++will)?)[ \t]++use\b|\bдавай(?:те)?[ \t]++(?:использовать|юзать)\b"
+    r"|\b(?:vamos|vamo)[ \t]++usar\b|\busemos\b"
+    r"|\bno[ \t]++need\b|\bnot[ \t]++needed\b|\bdon['’]?t[ \t]++need\b|\bне[ \t]++нужн\w*+"
+    r"|\bno[ \t]++hace[ \t]++falta\b|\bno[ \t]++es[ \t]++necesario\b|\bn[ãa]o[ \t]++precisa\b"
+    r"|不需要|不用|不必|要らない|不要(?:です)?。?$|필요[ \t]?없"
+    # and the guide's outcomes: an approval, a ship or merge call, a revert, a hold ("LGTM, ship it")
+    r"|\b(?:lgtm|ship[ \t]++it|approved?|merge[ \t]++(?:it|this|now)|revert|roll[ \t]?back|hold[ \t]++off"
+    r"|don['’]?t[ \t]++merge|decided)\b"
+)
+
+# a user story: what a user wants, a requirement however it is said ("As an admin, I want …",
+# "Como administrador, quero …", "作为管理员，我希望…"): Part 1 calls it a spec, never a bug report
+_STORY = (
+    r"\b(?:as[ \t]++an?|como|en[ \t]++tant[ \t]++que|als)\b[^.\n]{2,60}?\b(?:i[ \t]++want|i[ \t]++need|i[ \t]++would[ \t]++like"
+    r"|quiero|necesito|quero|preciso|je[ \t]++veux|ich[ \t]++m[öo]chte|ich[ \t]++will)\b"
+    r"|作为.{1,30}?我(?:想|希望|需要|要)|として.{1,30}?(?:たい|ほしい)"
+)
+# the cue words (lower case): one of them is in every text `_CHOICE` finds, so a prompt that holds
+# none is not searched
+_CHOICE_CUES: Final = tuple(
+    [
+        "instead",
+        "rather",
+        "lugar",
+        "vez",
+        "lieu",
+        "statt",
+        "вместо",
+        "而不是",
+        "而非",
+        "代わりに",
+        "ではなく",
+        "대신",
+        "use",
+        "использ",
+        "юзать",
+        "usar",
+        "usemos",
+        "need",
+        "нужн",
+        "falta",
+        "necesario",
+        "precisa",
+        "不需要",
+        "不用",
+        "不必",
+        "要らない",
+        "不要",
+        "필요",
+        "lgtm",
+        "ship",
+        "approve",
+        "merge",
+        "revert",
+        "roll",
+        "hold",
+        "decided",
+    ]
+)
 # a document named: a README, docs, a guide, a Markdown file, in the guide's languages (a Latin
 # word must end there: "docstring" and "guideline" are not documents)
 _DOCUMENT = (
@@ -642,6 +761,8 @@ _CONDITION_CJK_RE = compile_re(_CONDITION_CJK)
 _QUESTION_MARK_RE = compile_re(_QUESTION_MARK)
 _COMMIT_RE = compile_re(_COMMIT, IGNORECASE)
 _SETTLES_RE = compile_re(_SETTLES, IGNORECASE)
+_CHOICE_RE = compile_re(_CHOICE, IGNORECASE | MULTILINE)
+_STORY_RE = compile_re(_STORY, IGNORECASE)
 _DOCUMENT_RE = compile_re(_DOCUMENT, IGNORECASE)
 _MECHANICAL_RE = compile_re(_MECHANICAL, IGNORECASE)
 _OPTIONS_RE = compile_re(_OPTIONS, IGNORECASE)
@@ -658,6 +779,22 @@ def asks(text: str) -> bool:
     if not head or text_words(len(head.split()), head) < ASK_MIN_WORDS:
         return False
     return _SOCIAL_RE.match(head[:SOCIAL_HEAD]) is None
+
+
+def says_choice(text: str) -> bool:
+    """Whether a person's prompt says a choice in words: one thing in place of another, a thing
+    to use, something not needed, an approval or a ship, merge or revert call (see `_CHOICE`)."""
+    lowered = text.lower()
+    return any(cue in lowered for cue in _CHOICE_CUES) and _CHOICE_RE.search(text) is not None
+
+
+def asks_without_choice(text: str) -> bool:
+    """Whether a person's prompt asks for something and says no choice: Part 1 of docs/labels.md
+    calls such a request context (a spec or code when it says more), a decision only "when it
+    makes a choice" ("go with option B", "we use pnpm, not npm"); the model, which met orders
+    mostly as decisions, reads "добавь тесты на Go" or "extend release:dmg to auto-build" as one.
+    The bare pick, the go-ahead and the stated choice (`core.picks`) are asked before."""
+    return asks(text) and not says_choice(text)
 
 
 def command_lines(text: str) -> bool:
@@ -694,6 +831,20 @@ def plain_report(text: str) -> bool:
     return _PASTED_RE.search(body) is None and _CHANGE_RE.search(body) is None
 
 
+def reports_failure(text: str) -> bool:
+    """Whether a prompt or a thread message is a plain report that tells a failure as it is seen
+    ("Crash on startup", "Non funziona più", "打不开"): Part 1 of docs/labels.md calls a bug report
+    that only says what happened context, where the model, which met "doesn't work" mostly in
+    review remarks, reads a review."""
+    # the cue words first: most messages hold none, and a plain report costs more to ask
+    lowered = text.lower()
+    if not any(cue in lowered for cue in _FAILURE_CUES):
+        return False
+    if not plain_report(text) or _FAILURE_SEEN_RE.search(text) is None:
+        return False
+    return _STORY_RE.search(text) is None
+
+
 def build_error(text: str) -> bool:
     """Whether an error pasted in a person's prompt is a build, compile, type or lint error that
     names what to change, not a failure at run time (see `_BUILD_ERROR`), in its first lines."""
@@ -703,7 +854,8 @@ def build_error(text: str) -> bool:
 def tells_failure(text: str) -> bool:
     """Whether a person's prompt tells a failure as it is seen, in words the label pack's
     `analysis.symptom` does not hold (see the module): read with `plain_report` by the router."""
-    return _FAILURE_SEEN_RE.search(text) is not None
+    lowered = text.lower()
+    return any(cue in lowered for cue in _FAILURE_CUES) and _FAILURE_SEEN_RE.search(text) is not None
 
 
 def polite_request(text: str) -> bool:
