@@ -45,6 +45,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.outcomes", "_TRIAGE_RE", re.IGNORECASE | re.MULTILINE),
     ("turnlens.core.outcomes", "_ME_TOO_RE", re.IGNORECASE),
     ("turnlens.core.outcomes", "_DONE_RE", re.IGNORECASE),
+    ("turnlens.core.outcomes", "_CI_VERDICT_RE", re.IGNORECASE),
     ("turnlens.core.outcomes", "_APPROVAL_RE", re.IGNORECASE),
     ("turnlens.core.outcomes", "_STATE_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_SOCIAL_RE", re.IGNORECASE),

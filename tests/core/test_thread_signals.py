@@ -13,6 +13,7 @@ from turnlens.classifier import classify, classify_many
 from turnlens.core.kinds import allowed_classes, kind_evidence
 from turnlens.core.outcomes import (
     APPROVAL_WHY,
+    CI_WHY,
     DONE_MAX,
     DONE_WHY,
     ME_TOO_WHY,
@@ -21,6 +22,7 @@ from turnlens.core.outcomes import (
     STATE_WHY,
     TRIAGE_WHY,
     approves,
+    ci_verdict,
     me_too,
     reports_done,
     tells_state,
@@ -316,6 +318,37 @@ def test_no_state_told_leaves_the_model_to_it(text: str) -> None:
     assert not tells_state(text)
     found = turn_evidence(text)
     assert found is None or found[1] != STATE_WHY
+
+
+# a CI bot's verdict on a build (docs/labels.md, Part 1: review)
+CI_VERDICTS = [
+    "Build succeeded! [Build osara pr384-328,cb181199 completed](https://ci.appveyor.com/project/x/y/builds/1)",
+    ":white_check_mark: [Build sakura 1.0.2517 completed](https://ci.appveyor.com/project/s/s/builds/3)",
+    "All checks have passed\n4 successful checks",
+    "❌ **Build failed** — `lint` job",
+    "**CI** passed on all 6 targets",
+]
+NOT_CI_VERDICTS = [
+    "All checks green, merging now.",  # the merge call is the triage outcome's
+    "Tests are green on my fork now, pushing in a sec.",  # a person's status
+    "Build failed:\n```\nModule not found: Can't resolve './x'\n```",  # a person's paste
+    "build completed the docs?",
+    "The build passed locally but not on CI.",
+]
+
+
+@pytest.mark.parametrize("text", CI_VERDICTS)
+def test_a_ci_bots_verdict_is_a_review(text: str) -> None:
+    assert ci_verdict(text)
+    assert turn_evidence(text) == (("review",), CI_WHY)
+    assert classify(text).task_class == "review"
+
+
+@pytest.mark.parametrize("text", NOT_CI_VERDICTS)
+def test_a_persons_word_on_a_build_is_left_to_the_rest(text: str) -> None:
+    assert not ci_verdict(text)
+    found = turn_evidence(text)
+    assert found is None or found[1] != CI_WHY
 
 
 # a bug report that says only what happened (docs/labels.md, Part 1: context)

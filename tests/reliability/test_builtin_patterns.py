@@ -62,6 +62,7 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.core.outcomes._TRIAGE_RE[0]",
         "turnlens.core.outcomes._ME_TOO_RE[0]",
         "turnlens.core.outcomes._DONE_RE[0]",
+        "turnlens.core.outcomes._CI_VERDICT_RE[0]",
         "turnlens.core.outcomes._APPROVAL_RE[0]",
         "turnlens.core.outcomes._STATE_RE[0]",
         # a person's prompt's social opening, command lines (and their CJK sentences), list points and standing rules

@@ -34,6 +34,10 @@ descriptions of the current state"; chitchat is "social or content-free"). The m
 a handful of words and a thanks, takes it for chitchat; `tells_state` leaves it every class but
 chitchat. A +1 ("same problem", "me too") stays chitchat: it is asked first.
 
+A CI bot's message that opens on a build's verdict ("Build succeeded! [Build … completed](…)",
+"All checks have passed") is a review (Part 1: review, CI reports; "a CI bot saying 'all checks
+passed' → review"); the model, which reads a link and a handful of words, calls it context.
+
 A short message that only tells a failure as it is seen ("Crash on startup", "Non funziona più",
 "I'm not able to login") is a bug report, context or code (`core.prompt_shapes.reports_failure`):
 the model, which met "doesn't work" mostly in review remarks, reads a review. It is asked after
@@ -64,6 +68,9 @@ TRIAGE_WHY: Final = "a thread message that says a triage outcome (closing as, me
 ME_TOO_WHY: Final = "a thread message that is a +1, a me too or a ping for news: chitchat"
 DONE_WHY: Final = "a thread message that only says it is fixed or done reports a state: context"
 APPROVAL_WHY: Final = "a thread message that is a bare approval (LGTM, looks good, CR 👍): decision"
+CI_WHY: Final = (
+    "a thread message that opens on a CI build's verdict (Build succeeded, all checks passed): review"
+)
 STATE_WHY: Final = "a short thread message that tells how the software behaves is a status: not chitchat"
 # the classes a status may take: any but chitchat
 STATE_CLASSES: Final = ("decision", "spec", "code", "review", "context")
@@ -189,6 +196,15 @@ _APPROVAL = (
     r"|(?:特に)?問題(?:ありません|ないです|なさそうです|なし)(?:[。、 ]*(?:マージ|承認)(?:します|お願いします))?"
     r"|承認します|승인합니다|문제 ?없습니다)" + _WHOLE_TAIL
 )
+# a CI build's verdict, as a CI bot opens its message ("Build succeeded! [Build osara pr384 completed](…)",
+# ":white_check_mark: [Build sakura 1.0.2517 completed](…)", "All checks have passed", "❌ Build failed");
+# a person's "Build failed:" and a pasted error, or "tests are green on my fork", are not a bot's
+_CI_VERDICT = (
+    r"\A[^\w\n]{0,3}(?::[a-z_]+:[ \t]*)?(?:\*\*)?(?:build|ci|pipeline|all[ \t]+checks)(?:\*\*)?[ \t]+"
+    r"(?:succeeded|passed|completed|green|have[ \t]+passed|are[ \t]+green)\b"
+    r"|\A[^\w\n]{0,3}(?::[a-z_]+:[ \t]*)?\[build[ \t][^\]\n]{1,80}[ \t](?:completed|succeeded|failed)\]\(https?://"
+    r"|\A(?:❌|:x:|🔴|:red_circle:)[ \t]*(?:\*\*)?(?:build|ci|pipeline)(?:\*\*)?[ \t]+failed\b"
+)
 # how the software behaves: it works, fails, errs or crashes, is fixed, the same problem somewhere
 # (a Latin word must end there: "workspace" and "errorless" are words; "work" alone is praise)
 _STATE = (
@@ -206,6 +222,7 @@ _TRIAGE_RE = compile_re(_TRIAGE, IGNORECASE | MULTILINE)
 _ME_TOO_RE = compile_re(_ME_TOO, IGNORECASE)
 _DONE_RE = compile_re(_DONE, IGNORECASE)
 _APPROVAL_RE = compile_re(_APPROVAL, IGNORECASE)
+_CI_VERDICT_RE = compile_re(_CI_VERDICT, IGNORECASE)
 _STATE_RE = compile_re(_STATE, IGNORECASE)
 
 
@@ -294,6 +311,17 @@ def tells_state(text: str) -> bool:
     return 0 < len(body) <= STATE_MAX and _STATE_RE.search(body) is not None
 
 
+def ci_verdict(text: str) -> bool:
+    """Whether a thread message opens on a CI build's verdict, as a CI bot writes it (see the
+    module): its first line asks nothing, and it says no merge or close with it ("All checks
+    green, merging now." is the triage outcome's, a decision)."""
+    body = text.strip()
+    if _CI_VERDICT_RE.search(body, 0, HEAD_CHARS) is None:
+        return False
+    first = _first_line(body)
+    return "?" not in first and not _may_say_outcome(first)
+
+
 def turn_classes(text: str) -> tuple[str, ...] | None:
     """`turn_evidence` without the why: what `classifier` asks of every conversation turn."""
     found = turn_evidence(text)
@@ -314,6 +342,8 @@ def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
             return ("decision",), APPROVAL_WHY
         if _DONE_RE.match(body) is not None:
             return ("context",), DONE_WHY
+    if ci_verdict(body):
+        return ("review",), CI_WHY
     if len(body) <= STATE_MAX:
         # a bug report that says only what happened ("Crash on startup", "Non funziona più")
         from turnlens.core.prompt_shapes import FAILURE_CLASSES, FAILURE_WHY, reports_failure
