@@ -246,7 +246,7 @@ def classify(
         from turnlens.core.prompt_shapes import REQUEST_WHY
 
         allowed, why = kind_evidence(kind, text, call)
-        request = why is REQUEST_WHY
+        request = why == REQUEST_WHY
     elif model.task == "classes":  # a conversation turn: its own words may settle its class
         from turnlens.core.outcomes import turn_classes
 
@@ -353,7 +353,7 @@ def classify_many(
                 from turnlens.core.prompt_shapes import REQUEST_WHY
 
                 allowed, why = kind_evidence(kind, text, call)
-                request = why is REQUEST_WHY
+                request = why == REQUEST_WHY
             elif classes_model:  # a conversation turn: its own words may settle its class
                 allowed = turn_classes(text)
             if allowed is not None:

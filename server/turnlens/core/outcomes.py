@@ -161,15 +161,14 @@ _ME_TOO = (
 # thanks, stops, an emoji; possessive: the runs of blanks and stops around a thanks must not be
 # split every way)
 _WHOLE_LEAD = r"\A[^\w\n]{0,3}(?:@[\w.-]+[ \t,:]*){0,4}"
+# a thanks, in the guide's languages
+_THANKS = r"thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias|obrigad[oa]|danke|спасибо|grazie"
 _WHOLE_TAIL = (
-    r"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:thanks|thank you|thx|谢谢|ありがとうございます|감사합니다|merci|gracias"
-    r"|obrigad[oa]|danke|спасибо|grazie)?)?+[ \t]*+[.!。！~]*+[ \t]*+[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
+    rf"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:{_THANKS})?)?+[ \t]*+[.!。！~]*+[ \t]*+"
+    r"[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
 )
 # an ok or a thanks before a whole-message "fixed" ("Obrigado, já está resolvido.", "Ok merci. Résolu")
-_THANKS_LEAD = (
-    r"(?:(?:ok(?:ay)?|thanks|thank you|thx|merci|gracias|obrigad[oa]|danke|grazie|спасибо|谢谢|好的)"
-    r"[ \t]*+[,.!，。！、]*+[ \t]*+){0,2}+"
-)
+_THANKS_LEAD = rf"(?:(?:ok(?:ay)?|好的|{_THANKS})[ \t]*+[,.!，。！、]*+[ \t]*+){{0,2}}+"
 _DONE = (
     _WHOLE_LEAD + _THANKS_LEAD + r"(?:"
     r"(?:(?:it|this|that)(?:['’]s|[ \t]+is|[ \t]+has[ \t]+been|[ \t]+was|[ \t]+should[ \t]+be)[ \t]+)?"

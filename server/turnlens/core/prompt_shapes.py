@@ -611,46 +611,12 @@ _STORY = (
 )
 # the cue words (lower case): one of them is in every text `_CHOICE` finds, so a prompt that holds
 # none is not searched
-_CHOICE_CUES: Final = tuple(
-    [
-        "instead",
-        "rather",
-        "lugar",
-        "vez",
-        "lieu",
-        "statt",
-        "вместо",
-        "而不是",
-        "而非",
-        "代わりに",
-        "ではなく",
-        "대신",
-        "use",
-        "использ",
-        "юзать",
-        "usar",
-        "usemos",
-        "need",
-        "нужн",
-        "falta",
-        "necesario",
-        "precisa",
-        "不需要",
-        "不用",
-        "不必",
-        "要らない",
-        "不要",
-        "필요",
-        "lgtm",
-        "ship",
-        "approve",
-        "merge",
-        "revert",
-        "roll",
-        "hold",
-        "decided",
-    ]
+_CHOICE_CUE_WORDS: Final = (
+    "instead rather lugar vez lieu statt вместо 而不是 而非 代わりに ではなく 대신 use использ юзать usar "
+    "usemos need нужн falta necesario precisa 不需要 不用 不必 要らない 不要 필요 lgtm ship approve merge "
+    "revert roll hold decided"
 )
+_CHOICE_CUES: Final = tuple(_CHOICE_CUE_WORDS.split())
 # a document named: a README, docs, a guide, a Markdown file, in the guide's languages (a Latin
 # word must end there: "docstring" and "guideline" are not documents)
 _DOCUMENT = (
