@@ -80,6 +80,12 @@ PICKS = [
     "行吧，你看着来",
     "你来决定吧",
     "听你的",
+    # the changes carried out, an approval, an Arabic ok or yes before a start or an agreement
+    "执行修改",
+    "承認します。",
+    "حسنا ابدأ في التنفيذ",
+    "نعم، تابع",
+    "موافق",
 ]
 NOT_PICKS = [
     "ok",
@@ -109,6 +115,7 @@ NOT_PICKS = [
     "proceed with the migration",
     "可以吗",  # asks
     "可以用吗？",
+    "حسنا",  # an Arabic ok alone acknowledges
 ]
 
 
@@ -194,6 +201,8 @@ STATED = [
     "方案二，先不要动数据库",
     "B案で進めてください。トークンは設定済みです。",
     "As you suggested, move the cache to redis and drop the file store",
+    "Según sugieres, cambia el puerto al 8081",
+    "como sugieres, deja la caché en memoria por ahora",
     "I've decided to drop the yaml loader, remove it and its tests",
     "forget it, I decided we stay on cron; walk me through how the job is scheduled",
     "let's go with the queue then",

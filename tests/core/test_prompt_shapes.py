@@ -23,6 +23,8 @@ from turnlens.core.prompt_shapes import (
     CONDITION_HEAD,
     CONDITIONS_WHY,
     DOCUMENT_HEAD,
+    DONE_CLAUSE_WORDS,
+    DONE_MAX,
     ERROR_HEAD,
     ERROR_WHY,
     LIST_HEAD,
@@ -58,6 +60,7 @@ from turnlens.core.prompt_shapes import (
     says_choice,
     standing_rule,
     states_conditions,
+    tells_done,
     tells_failure,
     writes_document,
 )
@@ -1147,6 +1150,62 @@ def test_a_standing_rule_with_a_task_or_no_rule_is_not_alone(text: str) -> None:
 
 def test_a_standing_rule_alone_is_short() -> None:
     assert not rule_alone("always answer in English " + "and keep it short " * (RULE_ALONE_MAX // 18))
+
+
+# a report that something is done or works now, and nothing more (my own wording, in the guide's
+# languages): Part 2 calls it chat
+DONE_REPORTS = [
+    "the build works now",
+    "I removed the old config file",
+    "tests passed",
+    "okay, the migration is done. continue",
+    "Perfect, the app was built successfully and the tests pass",
+    "ripgrep installed",
+    "部署完成",
+    "测试都通过了",
+    "うまくいきました！",
+    "設定できました",
+    "테스트 다 통과했어요",
+    "Всё готово, я включил биллинг",
+    "Файлы созданы, продолжай",
+    "Listo, ya funciona",
+    "eu reiniciei o servidor",
+    "deu certo",
+    "c'est fait",
+    "Die Datei ist jetzt vorhanden",
+]
+NOT_DONE_REPORTS = [
+    "the build works now, add the tests for the parser",  # a request follows
+    "the login is done, now do the signup page",
+    "the build works now but the tests still fail",  # what is not done
+    "it still doesn't work",
+    "does it work now?",  # a question
+    "check that the export is working",  # a request worded with the state
+    "make sure the deploy is done before you tag",
+    "fix the import, the rest works",  # a change asked
+    "继续完成剩下的工作",  # a resume with its work
+    "完成登录页面",  # an order
+    "先把测试跑通了",
+    "确认",  # one word: a go-ahead as often
+    "すみません、確認できました",  # an apology is left to the model
+    "ya está listo el login, ahora haz el registro",
+]
+
+
+@pytest.mark.parametrize("text", DONE_REPORTS)
+def test_a_report_that_something_is_done(text: str) -> None:
+    assert tells_done(text)
+
+
+@pytest.mark.parametrize("text", NOT_DONE_REPORTS)
+def test_a_report_with_a_request_a_question_or_a_problem_is_not_only_done(text: str) -> None:
+    assert not tells_done(text)
+
+
+def test_a_report_that_something_is_done_is_short() -> None:
+    # a longer prompt says more than a state; so does a long clause
+    assert not tells_done("the build works now. " * (DONE_MAX // 20 + 1))
+    assert not tells_done("the " + "new " * DONE_CLAUSE_WORDS + "build works now")
 
 
 def test_the_cue_words_of_a_reading_and_of_what_comes_next_only_save_time() -> None:

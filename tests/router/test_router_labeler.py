@@ -474,7 +474,7 @@ def test_a_question_read_as_bookkeeping_is_analysis_too() -> None:
         "설정 파일 좀 만들어 주세요?",
         "is the upload handler wrong? add a test for it",  # a coding rule fired
         'what does this print?\nTraceback (most recent call last):\n  File "a.py", line 1',  # a pasted error
-        "the export works and the import works. ok",  # neither a question nor a symptom
+        "the export and the import in one module",  # neither a question nor a symptom
     ],
 )
 def test_a_request_phrased_as_a_question_is_left_to_the_model(text: str) -> None:
@@ -834,6 +834,42 @@ def test_a_standing_rule_alone_is_chat(text: str) -> None:
 def test_a_standing_rule_with_a_task_takes_the_tasks_label() -> None:
     got = label_text("answer in English from now on, and fix the login test", scorer=_SaysCoding())  # type: ignore[arg-type]
     assert got.label == "coding" and got.evidence is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the build works now",
+        "I removed the old config file",
+        "部署完成",
+        "うまくいきました！",
+        "Всё готово, я включил биллинг",
+        "okay, the migration is done. continue",
+    ],
+)
+def test_a_report_that_something_is_done_is_chat(text: str) -> None:
+    # Part 2: "a report that something is done or works now with no request" is chat
+    from turnlens.router.labeler import DONE_WHY
+
+    for scorer in (_SaysCoding(), _SaysBookkeeping()):
+        got = label_text(text, scorer=scorer)  # type: ignore[arg-type]
+        assert got.label == "chat" and got.evidence == DONE_WHY, text
+        assert got.confidence == pytest.approx(_stated("done"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the build works now, add the tests for the parser",  # a request follows
+        "the login is done, now do the signup page",
+        "the build works now but the tests still fail",  # what is not done
+        "check that the export is working",  # a request worded with the state
+        "继续完成剩下的工作",
+    ],
+)
+def test_a_report_with_more_is_left_to_the_model(text: str) -> None:
+    got = label_text(text, scorer=_SaysCoding())  # type: ignore[arg-type]
+    assert got.label == "coding" and got.evidence is None, text
 
 
 @pytest.mark.parametrize("text", ["ok, what should we do next", "部署好了，接下来该做什么", "что дальше?"])

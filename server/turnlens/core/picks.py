@@ -4,7 +4,8 @@ In a session the agent proposes and asks; the person decides in the next prompt,
 with a word: an option ("B", "opção A", "方案二", "Q1: A, Q2: C", a full-width "Ｂ" or "２" as a
 CJK input method types it), a go-ahead ("yes do it", "go ahead", "please do", "dale", "vas-y",
 "mach das", "执行", "是的", "進めてください", "sim, pode começar", "네 진행하자",
-"d'accord, ça me convient", a terminal's "y") or a no-go ("no", "nein", "否", "n").
+"d'accord, ça me convient", "承認します", "حسنا ابدأ في التنفيذ", a terminal's "y") or a no-go ("no",
+"nein", "否", "n").
 The guide counts short decisions ("ok ship it", "Vale, vamos con la opción B"); read alone,
 such a prompt has too few words for the model, which takes it for chitchat. Only a prompt that is nothing but the pick
 or the go-ahead (and a please, a thanks, punctuation) is matched: a plain "ok", "thanks" or
@@ -51,8 +52,8 @@ _OPTION = (
 # a go-ahead: an answer that lets the agent do what it proposed
 _GO = (
     r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|fine|sounds good|looks good|perfect|great|好的?|行吧?|嗯|はい"
-    r"|s[ií]|sim|oui|d['’]accord|ja|да|是的|네|응~*+)?"
-    r"[ \t,，、.!]*+"
+    r"|s[ií]|sim|oui|d['’]accord|ja|да|是的|네|응~*+|حسنا|حسناً|نعم|تمام)?"
+    r"[ \t,，、،.!]*+"
     r"(?:yes(?: please)?|yeah|yep|yup|y"
     r"|(?:please[ \t]+)?(?:do it(?: for me)?|go ahead|go for it|proceed|let['’]?s do it|let['’]?s go|ship it|make it so"
     r"|approved|lgtm)"
@@ -65,10 +66,11 @@ _GO = (
     r"|ja(?: bitte)?|mach(?: das| es)?|leg los|los geht['’]?s|einverstanden"
     r"|s[iì],? procedi|procedi|fallo|vai pure"
     r"|да|давай|делай|согласен|согласна"
-    r"|执行|开始吧|开始|同意|可以(?:执行|开始|实现|动手)?(?:一下)?了?|就这样|就这么办|没问题|按这个来|照做|是的?|对的?|没错"
+    r"|执行(?:修改|吧)?|开始吧|开始|同意|可以(?:执行|开始|实现|动手)?(?:一下)?了?|就这样|就这么办|没问题|按这个来|照做|是的?|对的?|没错"
     r"|你看着(?:来|办)|你(?:来)?决定|听你的"
-    r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して|問題ないです|大丈夫です"
+    r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して|問題ないです|大丈夫です|承認します"
     r"|네|응|좋아|그래|진행하자|진행해(?:주세요|줘)?|해줘|해주세요"
+    r"|موافق|تابع|نفذ|(?:إ|ا)بدأ(?:[ \t]+(?:في|ب)[ \t]*+التنفيذ)?|قم[ \t]+بالتنفيذ"
     # a no-go declines what was proposed: a decision too
     r"|no(?:pe)?(?:,? thanks)?|no,? don['’]?t|don['’]?t|n|n[aã]o|non|nein|нет|不要|不用|不需要|否|不是|いいえ|아니(?:요|오)?)"
 )
@@ -112,8 +114,8 @@ _STATED = (
     + _NAMED
     + r"[ \t]*+(?:で|にし|を採用|を使|로|으로|吧|就行|可以)"
     # takes what the agent proposed
-    r"|\bas you (?:suggested|proposed|recommended)\b|\bcomo (?:sugeriste|sugeriu|propusiste|propuseste"
-    r"|recomendaste)\b|\bcomme tu (?:l['’]as )?(?:sugg[ée]r[ée]|propos[ée])\b|\bwie (?:du )?vorgeschlagen\b"
+    r"|\bas you (?:suggested|proposed|recommended)\b|\b(?:como|seg[uú]n) (?:sugeriste|sugieres|sugeriu|sugere"
+    r"|propusiste|propones|propuseste|recomendaste|recomiendas)\b|\bcomme tu (?:l['’]as )?(?:sugg[ée]r[ée]|propos[ée])\b|\bwie (?:du )?vorgeschlagen\b"
     r"|按你(?:说|建议|推荐)的|就按(?:你的|这个)方案|提案(?:通り|どおり)"
     # says a choice was made
     r"|\bi(?:['’]ve|[ \t]+have)?[ \t]+decided\b|\bi[ \t]*+(?:am|['’]m)[ \t]+going[ \t]+with\b"

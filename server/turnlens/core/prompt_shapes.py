@@ -119,9 +119,12 @@ one that asks for the project, its code, files or docs to be read, studied, revi
 summarised, or for a check whether something holds, with no change asked anywhere
 (`asks_to_examine`: "read all the docs and summarize them", "изучи все файлы в папке docs"), asks
 for an investigation, which is analysis; and a standing rule said alone, one sentence with no task
-(`rule_alone`: "Please always reply in Portuguese."), sets no route, which Part 2 calls chat. The
-long patterns among these (a question to the agent, a reading, what comes next) are searched only
-where one of their cue words is in the text: most prompts hold none.
+(`rule_alone`: "Please always reply in Portuguese."), sets no route, which Part 2 calls chat; so
+does a short report that something is done or works now with no request (`tells_done`: "the build
+works now", "部署完成", "Всё готово, я включил биллинг"); the task classes leave it to the model
+(measured: as many answers broken as fixed). The long patterns among these (a question to the
+agent, a reading, what comes next) are searched only where one of their cue words is in the
+text: most prompts hold none.
 """
 
 from __future__ import annotations
@@ -1017,3 +1020,99 @@ def rule_alone(text: str) -> bool:
     if _INNER_STOP_RE.search(body.rstrip(".!。！ \t")) is not None:
         return False
     return standing_rule(body)
+
+
+# a report that something is done or works now, with no request ("the build works now", "I removed
+# the old config file", "部署完成", "うまくいきました！", "Всё готово, я включил биллинг"), read
+# clause by clause: Part 2 of docs/labels.md calls it chat, a status that sets no route. The
+# model, which met "works", "removed" and "完成" in requests, reads work.
+# the longest prompt read, and the most words a clause that tells a state may have
+DONE_MAX: Final = 160
+DONE_CLAUSE_WORDS: Final = 10
+_DONE_STATE = (
+    r"(?:done|complete|completed|finished|created|deleted|removed|installed|enabled|up|running|ready|fixed"
+    r"|resolved|solved|passing|working|merged|pushed|committed|accessible|set[ \t]++up|in[ \t]++place)"
+)
+# a clause that ends on the state: "it works now", "the deploy is complete", "ripgrep installed",
+# "done", "测试都通过了", "動きました", "됐어요", "Всё работает", "deu certo", "ça marche"
+_DONE_CLAUSE = (
+    r"(?:\b(?:works|worked|working|runs)(?:[ \t]++(?:now|again|fine|great|perfectly|well|very[ \t]++well))*+"
+    rf"|\b(?:is|are|was|were|been|now|['’]s|['’]re)[ \t]++(?:(?:now|all|already|finally)[ \t]++)?{_DONE_STATE}"
+    r"(?:[ \t]++(?:now|successfully))?"
+    r"|\btests?[ \t]++(?:pass|passed|are[ \t]++passing)|\bsuccessfully|\bsucceeded"
+    r"|\A(?:(?:nice|ok|okay)[ \t]++)?(?:done|all[ \t]++set|finished|completed|installed|fixed)"
+    r"|\A[\w.@/-]++(?:[ \t]++[\w.@/-]++){0,3}?[ \t]++(?:installed|created|deleted|done|merged|fixed|updated|enabled)"
+    r"|完成了?|好了|搞定了?|通过了|没有?问题了?|沒問題|可以了|成功了|做好了|弄好了|跑通了|登录了"
+    r"|できました|できた|うまくいった|うまくいきました|完了(?:しました)?|やった(?:よ)?|動きました|直りました|終わりました|マージしました"
+    r"|됐어요?|됐습니다|됐네요?|완료(?:했어요?|했습니다|됐어요?)?|했어요?|했습니다|성공했어요?"
+    r"|\b(?:готово|созданы?|работает|заработал\w*+|получилось)"
+    r"|\b(?:pronto|funcionou|feito|deu[ \t]++certo|listo|ya[ \t]++funciona|funciona|hecho)"
+    r"|\b(?:erledigt|fertig|funktioniert(?:[ \t]++jetzt)?|vorhanden|geklappt)"
+    r"|\b(?:c['’]est[ \t]++fait|[çc]a[ \t]++marche|fini|termin[ée])"
+    r")\Z"
+    # or opens on what the person did: "I removed …", "я включил …", "eu reiniciei …", "我已确认…"
+    r"|\A(?:i|we)(?:['’]ve|[ \t]++have|[ \t]++just)?[ \t]++(?:deleted|removed|created|installed|enabled|disabled"
+    r"|restarted|updated|added|pushed|merged|committed|verified|confirmed|fixed|finished|logged[ \t]++in"
+    r"|set[ \t]++it[ \t]++up|turned[ \t]++on)\b"
+    r"|\A(?:я[ \t]++)?(?:включил|сделал|создал|установил|удалил|запустил|смог)"
+    r"|\A(?:eu[ \t]++)?(?:reiniciei|pausei|instalei|criei|apaguei|consegui)\b"
+    r"|\A(?:yo[ \t]++)?(?:instal[eé]|cre[eé]|borr[eé]|reinici[eé])\b"
+    r"|\A(?:我(?:已經|已经|已)?|已經|已经|已)(?:确认|確認|登录|装好|改好|完成)"
+)
+# what says a state is not all there is: a remaining problem, a negation
+_DONE_BUT = (
+    r"\b(?:but|still|however|though|except|yet|only|not|no|pero|todav[ií]a|mas|ainda|mais|aber|noch"
+    r"|nicht|pas|n[ãa]o|но|ещё|еще|не)\b|n['’]t|但|还是|仍|可是|不过|不|没有|けど|ただ|ない|하지만|근데|는데|않|안[ \t]"
+)
+# a resume said with it ("the key is set. continue", "Файлы созданы, продолжай")
+_DONE_RESUME = (
+    r"\A(?:please[ \t]++)?(?:continue|go[ \t]++on|carry[ \t]++on|keep[ \t]++going|proceed"
+    r"|(?:so[ \t]++)?you[ \t]++can[ \t]++(?:continue|proceed|start[ \t]++fresh)"
+    r"|продолжа\w*+(?:[ \t]++\w++)?|continua\w*+|contin[uú]a|weiter(?:machen)?|继续吧?|続けて(?:ください)?|계속\w*+)\Z"
+)
+# a clause that opens on a verb of asking is a request ("check that it is working", "先把…跑通了")
+_DONE_ASKS = (
+    r"\A(?:make|ensure|check|test|verify|see|confirm|remember|save|salve|try|let|run|please)(?![\w'’])"
+    r"|\A(?:先|把|请|請|帮|幫)"
+)
+_DONE_SPLIT = r"[\n.,;!，。！、；~…]++|[ \t]++-[ \t]++|[ \t]{2,}+|[ \t]++(?:and|et|e|y|und|и)[ \t]++"
+_DONE_CLAUSE_RE = compile_re(_DONE_CLAUSE, IGNORECASE)
+_DONE_BUT_RE = compile_re(_DONE_BUT, IGNORECASE)
+_DONE_RESUME_RE = compile_re(_DONE_RESUME, IGNORECASE)
+_DONE_ASKS_RE = compile_re(_DONE_ASKS, IGNORECASE)
+_DONE_SPLIT_RE = compile_re(_DONE_SPLIT, IGNORECASE)
+
+
+def tells_done(text: str) -> bool:
+    """Whether a person's prompt of at most `DONE_MAX` characters only reports that something is
+    done or works now (see above): no question, no change asked, no failure told, and each clause
+    a state told, a social word, a go-ahead or a resume ("Perfect, the app was built
+    successfully and the tests pass"; an apology such as "すみません" is left to the model)."""
+    body = text.strip()
+    if not 0 < len(body) <= DONE_MAX or "?" in body or "？" in body:
+        return False
+    from turnlens.core.picks import bare_pick
+
+    told = False
+    # clause by clause first: most prompts open on a request, which ends the search there
+    for clause in _DONE_SPLIT_RE.split(body):
+        part = clause.strip(" \t:()\"'*")
+        if not part:
+            continue
+        words = text_words(len(part.split()), part)
+        if _DONE_CLAUSE_RE.search(part) is None:
+            if (
+                (_SOCIAL_RE.match(part) is not None and words <= 2)
+                or _DONE_RESUME_RE.match(part)
+                or bare_pick(part)
+            ):
+                continue
+            return False
+        if (
+            _DONE_ASKS_RE.match(part) is not None
+            or words > DONE_CLAUSE_WORDS
+            or _DONE_BUT_RE.search(part) is not None
+        ):
+            return False
+        told = True
+    return told and _CHANGE_RE.search(body) is None and not tells_failure(body)

@@ -13,7 +13,8 @@ greeting, a thanks or an acknowledgement) takes the most probable of the labels 
 unless the guide calls it chat: a bare pick or go-ahead (`core.picks.bare_pick`), a standing rule
 with no task of its own (`core.prompt_shapes.standing_rule`), a question to the agent about
 itself ("what model is this?": `core.prompt_shapes.about_the_agent`), or a report that something
-is done or works now, with no request (`core.outcomes.reports_done`).
+is done or works now, with no request (`core.outcomes.reports_done`, and in a person's words,
+`core.prompt_shapes.tells_done`).
 
 A symptom told in a few words with no change asked for ("still not working after the update", "o
 botão de salvar não funciona") is analysis (Part 2: the agent must find out why first), which the
@@ -30,7 +31,10 @@ Seven more cases the guide settles and the model's words do not (Part 2):
   question to the agent about itself that the model reads as work ("can you run commands?", "do
   you use bash?": `core.prompt_shapes.about_the_agent`; Part 2's "can you see images?"), and a
   standing rule with no task of its own ("Please always reply in Portuguese.": one sentence,
-  `core.prompt_shapes.rule_alone`).
+  `core.prompt_shapes.rule_alone`), and a report that something is done or works now, with no
+  request ("the build works now", "I removed the old config file", "部署完成", "Всё готово, я
+  включил биллинг": `core.prompt_shapes.tells_done`, each clause a state told, a social word or a
+  resume, at most 160 characters); the model met "works", "removed" and "完成" in requests.
 - What comes next asked ("what's next?", "接下来该做什么", "뭐부터 하면 돼?":
   `core.prompt_shapes.asks_next_step`, at most 400 characters) is design: the next steps are a
   plan. The model, which met "what" and "how" in questions, says analysis.
@@ -129,6 +133,7 @@ PICK_WHY = "a go-ahead with no task of its own: the route was set when the work 
 ABOUT_WHY = "a question to the agent about itself asks for no work: no route"
 STANDING_WHY = "a standing rule with no task of its own sets no route"
 NEXT_WHY = "what comes next asked: the next steps are a plan"
+DONE_WHY = "a report that something is done or works now, with no request: no route"
 EXAMINE_WHY = "a reading or a check asked, no change: an investigation"
 BUILD_WHY = "a build error pasted with no request: the fix is the work"
 # the pack's rule that asks to run something, and why such a request with no change is bookkeeping
@@ -147,6 +152,7 @@ EVIDENCE_NAMES: Final = {
     ABOUT_WHY: "about",
     STANDING_WHY: "rule",
     NEXT_WHY: "next",
+    DONE_WHY: "done",
     EXAMINE_WHY: "examine",
     BUILD_WHY: "build",
     RUNTIME_WHY: "runtime",
@@ -332,15 +338,19 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
         build_error,
         pasted_error,
         rule_alone,
+        tells_done,
     )
 
-    # a question to the agent about itself, or a standing rule alone, which the model read as work
-    # ("can you run commands?", "Please always reply in Portuguese."): short prompts only
+    # a question to the agent about itself, a standing rule alone or a report that something is
+    # done, which the model read as work ("can you run commands?", "Please always reply in
+    # Portuguese.", "the build works now"): short prompts only
     if prediction.label not in _NO_TASK:
         if len(body.strip()) <= ABOUT_ALONE_MAX and about_the_agent(body):
             return Model.restrict(prediction, tuple(_NO_TASK)), ABOUT_WHY
         if rule_alone(body):
             return Model.restrict(prediction, tuple(_NO_TASK)), STANDING_WHY
+        if tells_done(body):
+            return Model.restrict(prediction, tuple(_NO_TASK)), DONE_WHY
 
     if pasted_error(body):
         if build_error(body):
@@ -412,8 +422,14 @@ def asks_for_work(text: str) -> bool:
     a question to the agent about itself, a report that something is done)."""
     from turnlens.core.outcomes import reports_done
     from turnlens.core.picks import bare_pick
-    from turnlens.core.prompt_shapes import about_the_agent, asks, standing_rule
+    from turnlens.core.prompt_shapes import about_the_agent, asks, standing_rule, tells_done
 
     if not asks(text):
         return False
-    return not (bare_pick(text) or standing_rule(text) or about_the_agent(text) or reports_done(text))
+    return not (
+        bare_pick(text)
+        or standing_rule(text)
+        or about_the_agent(text)
+        or reports_done(text)
+        or tells_done(text)
+    )
