@@ -164,6 +164,11 @@ GO_AHEADS = [
     "是的，按这个方案改",
     "はい、その方針で進めてください",
     "네, 그렇게 수정해 주세요",
+    # a go-ahead or a no before a stop, then what to do
+    "do it, and add a flag for the dry run",
+    "Go ahead, keep the old endpoint for now",
+    "ok - proceed, start with the parser",
+    "No. Start with the plan in PLAN.md",
 ]
 # a question, a report after the yes, a new request after an "ok", or too long: the model's
 NOT_GO_AHEADS = [
@@ -187,6 +192,12 @@ NOT_GO_AHEADS = [
     "surely this is a bug in the cache",
     "japan locale shows the wrong date",
     "jaja, no me lo esperaba",
+    # a go-ahead word with no stop after it, or a statement after the no
+    "do it again with the new data",
+    "proceed with the migration",
+    "No. The tests still fail",
+    "no, the parser is fine",
+    "nobody uses the old flag",
 ]
 
 

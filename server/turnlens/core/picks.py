@@ -14,10 +14,12 @@ model.
 
 One longer shape is a decision too: an answer word that says yes to what the agent asked,
 then what to do ("yes, turn it on", "sure, push it", "sí, hazlo con la B", "是的，
-按这个改"). It is the guide's "sounds good, let's do that" said with the directive. Only the
-words that answer a question open it (yes, sure, sí, sim, oui, ja, да, 是的, はい, 네): an "ok"
-or a "great" as often opens a new request or a report, and a statement after the yes ("yes,
-it works now") reports and decides nothing.
+按这个改"), or a go-ahead or a no said first and then what to do ("do it, and add a flag for it",
+"No. Start with the plan in PLAN.md"). It is the guide's "sounds good, let's do that" said with
+the directive. Only the words that answer a question open it (yes, sure, sí, sim, oui, ja, да,
+是的, はい, 네; do it, go ahead, proceed or no before a stop): an "ok" or a "great" as often opens a
+new request or a report, and a statement after the yes ("yes, it works now") reports and decides
+nothing.
 
 And a prompt may say the choice in words before what to do (`stated_choice`): it opens on the
 option picked ("Option B, and keep the old flag"), takes what the agent proposed ("as you
@@ -84,7 +86,11 @@ _BARE = rf"\A[ \t]*+(?:{_OPTION}|{_GO}){_POLITE}[ \t]*+[.!。！~]*+[ \t]*+[\U00
 GO_AHEAD_MAX_WORDS: Final = 14
 # (a bare "si" is also "if" in Spanish and French: only with a comma or a stop after it)
 # (a Latin or Cyrillic yes is a whole word: "yesterday", "simplify", "jaja" and "japan" are not)
-_YES = r"(?:(?:yes|yeah|yep|yup|sure|sí|sim|oui|ja|да)(?![\w'’-])|si(?=[ \t]*+[,，.!])|是的|对的|はい|네)"
+_YES = (
+    r"(?:(?:yes|yeah|yep|yup|sure|sí|sim|oui|ja|да)(?![\w'’-])|si(?=[ \t]*+[,，.!])|是的|对的|はい|네"
+    # a go-ahead or a no said first, then a stop ("Do it, and add a flag", "No. Start implementing")
+    r"|(?:do[ \t]++it|go[ \t]++ahead|(?:ok(?:ay)?[ \t]*+[,.—–-]++[ \t]*+)?proceed)(?=[ \t]*+[,，.!—–-])|no(?=[ \t]*+[.!]))"
+)
 # what opens a statement rather than a directive: it reports, it does not decide
 _STATEMENT = (
     r"(?:(?:it|it['’]s|its|that|that['’]s|this|i|i['’]m|i['’]ve|we|we['’]re|the|there|they|you"
