@@ -1070,11 +1070,13 @@ _DONE_RESUME = (
     r"|(?:so[ \t]++)?you[ \t]++can[ \t]++(?:continue|proceed|start[ \t]++fresh)"
     r"|продолжа\w*+(?:[ \t]++\w++)?|continua\w*+|contin[uú]a|weiter(?:machen)?|继续吧?|続けて(?:ください)?|계속\w*+)\Z"
 )
-# a clause that opens on a verb of asking is a request ("check that it is working", "先把…跑通了")
+# a clause that opens on an order is a request ("check that it is working", "先把…跑通了")
 _DONE_ASKS = (
     r"\A(?:make|ensure|check|test|verify|see|confirm|remember|save|salve|try|let|run|please)(?![\w'’])"
     r"|\A(?:先|把|请|請|帮|幫)"
 )
+# where a prompt splits into clauses: a stop, a comma, a dash or a run of spaces between words, and
+# "and" in the guide's languages
 _DONE_SPLIT = r"[\n.,;!，。！、；~…]++|[ \t]++-[ \t]++|[ \t]{2,}+|[ \t]++(?:and|et|e|y|und|и)[ \t]++"
 _DONE_CLAUSE_RE = compile_re(_DONE_CLAUSE, IGNORECASE)
 _DONE_BUT_RE = compile_re(_DONE_BUT, IGNORECASE)
