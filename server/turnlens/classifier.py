@@ -216,6 +216,16 @@ def no_choice(prediction: Prediction) -> Prediction:
     return Prediction(best, NO_CHOICE_SURE, full)
 
 
+def _kind_limits(kind: str, text: str, call: str | None) -> tuple[tuple[str, ...] | None, bool]:
+    """The classes a unit of `kind` may take, and whether it is a person's request that says no
+    choice (`no_choice` then answers for a decision): what `classify` and `classify_many` ask."""
+    from turnlens.core.kinds import kind_evidence
+    from turnlens.core.prompt_shapes import REQUEST_WHY
+
+    allowed, why = kind_evidence(kind, text, call)
+    return allowed, why == REQUEST_WHY
+
+
 def classify(
     text: str,
     pack: RulePack | None = None,
@@ -242,11 +252,7 @@ def classify(
     allowed = None
     request = False
     if kind is not None:
-        from turnlens.core.kinds import kind_evidence
-        from turnlens.core.prompt_shapes import REQUEST_WHY
-
-        allowed, why = kind_evidence(kind, text, call)
-        request = why == REQUEST_WHY
+        allowed, request = _kind_limits(kind, text, call)
     elif model.task == "classes":  # a conversation turn: its own words may settle its class
         from turnlens.core.outcomes import turn_classes
 
@@ -349,11 +355,7 @@ def classify_many(
             allowed = None
             request = False
             if kind is not None:
-                from turnlens.core.kinds import kind_evidence
-                from turnlens.core.prompt_shapes import REQUEST_WHY
-
-                allowed, why = kind_evidence(kind, text, call)
-                request = why == REQUEST_WHY
+                allowed, request = _kind_limits(kind, text, call)
             elif classes_model:  # a conversation turn: its own words may settle its class
                 allowed = turn_classes(text)
             if allowed is not None:

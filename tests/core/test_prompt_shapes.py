@@ -99,10 +99,10 @@ ASKS = [
 # a request that says a choice (docs/labels.md, Part 1: "decision when it makes a choice"): one thing
 # in place of another, a thing to use, something not needed, an approval or a ship call
 CHOICE_ASKS = [
-    "Let's use python instead of bash",
+    "let's use Postgres instead of MySQL",
     "we use pnpm, please remember that, and try again",
-    "ок, давай использовать gin и составь план",
-    "тесты и документация не нужны, нужно быстро реализовать проект",
+    "ок, давай использовать fastapi и составь план",
+    "документация не нужна, сделай только прототип",
     "no need to send it, just solve the problem",
     "用 Redis 而不是 Memcached",
     "それは不要です。",
@@ -521,8 +521,8 @@ def test_a_request_that_says_a_choice_may_be_a_decision(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "добавь тест на Go",
-        "extend release:dmg to auto-build",
+        "добавь тесты для парсера",
+        "extend the release script to sign the build",
         "use the helper from utils",  # a thing to use, said to the agent: no choice between options
         "needed for the release, add the changelog entry",
         "steady state is fine",  # "statt" must be a whole word
@@ -549,13 +549,13 @@ def test_a_request_read_as_a_decision_answers_its_next_class() -> None:
     assert got.probabilities["decision"] > got.probabilities["spec"] > 0
     assert no_choice(Prediction("context", 0.7, {"decision": 0.3, "context": 0.7})).label == "context"
     assert 0.5 < NO_CHOICE_SURE < 1.0
-    text = "Так же добавь тест на GO"  # "also add a test in Go": the model says decision
+    text = "И ещё добавь тест на Go для хендлера"  # "and add a Go test for the handler": the model says decision
     c = classify_unit(text, "prompt")
     assert c.task_class in NO_CHOICE_CLASSES and c.confidence == NO_CHOICE_SURE
     assert c.runner_up() is not None and c.runner_up()[0] == "decision"
     many = classify_many([text], kinds=["prompt"])[0]
     assert (many.task_class, many.confidence) == (c.task_class, c.confidence)
-    assert classify_unit("Let's use python instead of bash", "prompt").task_class == "decision"
+    assert classify_unit("let's use Postgres instead of MySQL", "prompt").task_class == "decision"
 
 
 def test_the_cue_words_of_a_failure_and_of_a_choice_only_save_time() -> None:
@@ -1183,11 +1183,11 @@ NOT_DONE_REPORTS = [
     "check that the export is working",  # a request worded with the state
     "make sure the deploy is done before you tag",
     "fix the import, the rest works",  # a change asked
-    "继续完成剩下的工作",  # a resume with its work
+    "继续完成剩下的测试",  # a resume with its work
     "完成登录页面",  # an order
     "先把测试跑通了",
     "确认",  # one word: a go-ahead as often
-    "すみません、確認できました",  # an apology is left to the model
+    "ごめんなさい、直りました",  # an apology is left to the model
     "ya está listo el login, ahora haz el registro",
 ]
 

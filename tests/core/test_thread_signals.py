@@ -73,11 +73,11 @@ TRIAGE = [
     "Reverts octo/app#188",
     "This issue was moved to octo/docs#28",
     "Тесты прошли. Закрываю пулл реквест.",
-    "Merging https://github.com/octo/docs/pull/120",
-    "This can be closed.",
+    "Merging https://github.com/octo/docs/pull/57",
+    "OK. This issue can be closed now.",
     "Thanks! This issue can now be closed as the release is out.",
-    "ya está reportado, se puede cerrar :)",
-    "承知しました。本件クローズいたします。",
+    "duplicado de #31, se puede cerrar",
+    "ご確認ありがとうございます。この件はクローズいたします。",
     "校對完成。先關閉，未來再重開。",
     "#6579은 devel에 병합됐습니다.",
 ]
@@ -127,11 +127,11 @@ ME_TOO = [
     "même problème chez moi",
     "同样的问题，求解决",
     # the same problem said with who has it, or the same thing wanted
-    "I'm having the same issue.",
+    "I'm having the same problem here, on 2.4.",
     "I have the same problems on Windows",
-    "Need the same feature",
-    "Та же самая проблема",
-    "我的也是这样，请问你解决了吗？？",
+    "need the same feature for the mobile app",
+    "Та же самая проблема у меня на Linux",
+    "我的也是这样，重装也没用",
 ]
 
 NOT_ME_TOO = [
@@ -191,8 +191,8 @@ DONE = [
     "修正しました！",
     "수정했습니다.",
     # an ok or a thanks first, an "already", where it was fixed said before the verb
-    "Obrigado, já está resolvido.",
-    "Ok Merci. Résolu",
+    "Obrigada! Resolvido.",
+    "Merci ! Résolu.",
     "thanks, it's already fixed",
     "问题解决了",
     "v3.1で修正",
@@ -322,8 +322,8 @@ def test_no_state_told_leaves_the_model_to_it(text: str) -> None:
 
 # a CI bot's verdict on a build (docs/labels.md, Part 1: review)
 CI_VERDICTS = [
-    "Build succeeded! [Build osara pr384-328,cb181199 completed](https://ci.appveyor.com/project/x/y/builds/1)",
-    ":white_check_mark: [Build sakura 1.0.2517 completed](https://ci.appveyor.com/project/s/s/builds/3)",
+    "Build succeeded! [Build mylib pr12-7,9f3a2c1 completed](https://ci.appveyor.com/project/x/y/builds/1)",
+    ":white_check_mark: [Build mylib 2.0.41 completed](https://ci.appveyor.com/project/s/s/builds/3)",
     "All checks have passed\n4 successful checks",
     "❌ **Build failed** — `lint` job",
     "**CI** passed on all 6 targets",
@@ -354,11 +354,11 @@ def test_a_persons_word_on_a_build_is_left_to_the_rest(text: str) -> None:
 # a bug report that says only what happened (docs/labels.md, Part 1: context)
 FAILURES = [
     "still broken on Firefox 128",
-    "Crash on startup for some Android 4 devices.",
-    "I'm not able to login. Even with the correct password",
-    "Non funziona più.",
+    "Crashes at launch on older tablets.",
+    "Still not able to log in on mobile, even after a reset",
+    "Il salvataggio non funziona.",
     "Buongiorno,\nanche a Milano non funziona",
-    "rien ne se passe quand je clique",
+    "quand je valide le formulaire, rien ne se passe",
     "o app não abre no iPhone",
     "после обновления не работает",
     "一存档就闪退",
@@ -368,7 +368,7 @@ NOT_FAILURES = [
     "still broken on Firefox 128, please fix the flex gap",  # a change asked: the model decides
     "It doesn't work because the token expired; it should refresh on 401.",  # a requirement
     "Works fine on Fedora 40.",
-    'Non funziona più.\n```\nTraceback (most recent call last):\n  File "a.py", line 1\n```',
+    'Il salvataggio non funziona.\n```\nTraceback (most recent call last):\n  File "a.py", line 1\n```',
     # a user story says what a user wants, however it is worded: a spec (Part 1)
     "Como administrador, quero desativar um usuário. Usuário desativado não aparece nas buscas.",
     "As a guest I want the cart to stay, so that a reload doesn't lose it",
@@ -394,7 +394,7 @@ def test_a_failure_with_a_change_asked_or_a_paste_is_left_to_the_rest(text: str)
 
 def test_a_persons_prompt_that_tells_a_failure_is_context_or_code() -> None:
     """The same shape read as a person's prompt: a request wins first, then the report."""
-    assert allowed_classes("prompt", "ainda crasha!") == FAILURE_CLASSES
+    assert allowed_classes("prompt", "ainda trava!") == FAILURE_CLASSES
     assert allowed_classes("prompt", "不行啊") == FAILURE_CLASSES
     assert allowed_classes("prompt", "can you fix it? it keeps crashing") != FAILURE_CLASSES
 

@@ -864,7 +864,7 @@ def test_a_report_that_something_is_done_is_chat(text: str) -> None:
         "the login is done, now do the signup page",
         "the build works now but the tests still fail",  # what is not done
         "check that the export is working",  # a request worded with the state
-        "继续完成剩下的工作",
+        "继续完成剩下的测试",
     ],
 )
 def test_a_report_with_more_is_left_to_the_model(text: str) -> None:

@@ -38,8 +38,8 @@ A CI bot's message that opens on a build's verdict ("Build succeeded! [Build …
 "All checks have passed") is a review (Part 1: review, CI reports; "a CI bot saying 'all checks
 passed' → review"); the model, which reads a link and a handful of words, calls it context.
 
-A short message that only tells a failure as it is seen ("Crash on startup", "Non funziona più",
-"I'm not able to login") is a bug report, context or code (`core.prompt_shapes.reports_failure`):
+A short message that only tells a failure as it is seen ("Crashes at launch", "Il salvataggio non funziona",
+"not able to log in on mobile") is a bug report, context or code (`core.prompt_shapes.reports_failure`):
 the model, which met "doesn't work" mostly in review remarks, reads a review. It is asked after
 the outcome, the +1, the approval and the "fixed", and before the status.
 
@@ -92,9 +92,9 @@ _TRIAGE = "|".join(
     (
         rf"{_START}{_WHO}(?:closing|reopening|re-opening|merging|reverting){_GERUND_AFTER}",
         rf"{_START}(?:reverting|reopening)[ \t]+#\d",
-        # "Merging https://…/pull/120", "Merging #88"
+        # "Merging https://…/pull/57", "Merging #88"
         rf"{_START}{_WHO}merging[ \t]+(?:https?://[^\s]++|#\d++)(?=[ \t]*+(?:[.!,:;—–]|$))",
-        # "This can be closed.", "it should be closed now" (said of the thread), "se puede cerrar"
+        # "OK. This issue can be closed now.", "it should be closed now" (said of the thread), "se puede cerrar"
         rf"{_START}(?:this|it)[ \t]+(?:issue[ \t]+|pr[ \t]+)?(?:can|could|should|may)[ \t]+(?:now[ \t]+)?be[ \t]+closed"
         r"(?=[ \t]*+(?:[.!,:;—–)]|$|now\b|as\b|since\b|because\b))",
         r"(?<!no[ \t])\bse[ \t]+puede[ \t]+cerrar(?=[ \t]*+(?:[.!,:;—–)]|$))",
@@ -167,7 +167,7 @@ _WHOLE_TAIL = (
     rf"(?:[ \t]*+[,.!。！、]*+[ \t]*+(?:{_THANKS})?)?+[ \t]*+[.!。！~]*+[ \t]*+"
     r"[\U0001F300-\U0001FAFF\u2705\u2714]*+[ \t]*+\Z"
 )
-# an ok or a thanks before a whole-message "fixed" ("Obrigado, já está resolvido.", "Ok merci. Résolu")
+# an ok or a thanks before a whole-message "fixed" ("Obrigada! Resolvido.", "Merci ! Résolu.")
 _THANKS_LEAD = rf"(?:(?:ok(?:ay)?|好的|{_THANKS})[ \t]*+[,.!，。！、]*+[ \t]*+){{0,2}}+"
 _DONE = (
     _WHOLE_LEAD + _THANKS_LEAD + r"(?:"
@@ -195,8 +195,8 @@ _APPROVAL = (
     r"|(?:特に)?問題(?:ありません|ないです|なさそうです|なし)(?:[。、 ]*(?:マージ|承認)(?:します|お願いします))?"
     r"|承認します|승인합니다|문제 ?없습니다)" + _WHOLE_TAIL
 )
-# a CI build's verdict, as a CI bot opens its message ("Build succeeded! [Build osara pr384 completed](…)",
-# ":white_check_mark: [Build sakura 1.0.2517 completed](…)", "All checks have passed", "❌ Build failed");
+# a CI build's verdict, as a CI bot opens its message ("Build succeeded! [Build mylib pr12 completed](…)",
+# ":white_check_mark: [Build mylib 2.0.41 completed](…)", "All checks have passed", "❌ Build failed");
 # a person's "Build failed:" and a pasted error, or "tests are green on my fork", are not a bot's
 _CI_VERDICT = (
     r"\A[^\w\n]{0,3}(?::[a-z_]+:[ \t]*)?(?:\*\*)?(?:build|ci|pipeline|all[ \t]+checks)(?:\*\*)?[ \t]+"
@@ -344,7 +344,7 @@ def turn_evidence(text: str) -> tuple[tuple[str, ...], str] | None:
     if ci_verdict(body):
         return ("review",), CI_WHY
     if len(body) <= STATE_MAX:
-        # a bug report that says only what happened ("Crash on startup", "Non funziona più")
+        # a bug report that says only what happened ("Crashes at launch", "Il salvataggio non funziona")
         from turnlens.core.prompt_shapes import FAILURE_CLASSES, FAILURE_WHY, reports_failure
 
         if reports_failure(body):

@@ -91,14 +91,14 @@ with "always" or "never" and a verb of the work.
 
 A person's request that says no choice is no decision: Part 1 calls a request typed to an agent
 context, "decision when it makes a choice". A choice is said with one thing in place of another
-("instead of", "而不是", "ではなく"), a thing to use ("let's use sqlite", "давай использовать gin"),
+("instead of", "而不是", "ではなく"), a thing to use ("let's use sqlite", "давай использовать fastapi"),
 something declined as not needed ("no need to", "不需要", "не нужны"), an approval or a ship, merge
 or revert call (`says_choice`); the bare pick, the go-ahead and the stated choice (`core.picks`)
 are asked before. Where the model answers decision for such a request (`asks_without_choice`),
 the classifier answers the next of its other classes (`turnlens.classifier.no_choice`), as sure as
 such answers were right on the real dev sets, and the decision keeps the rest's largest share.
 
-A plain report that tells a failure as it is seen ("Crash on startup", "Non funziona più",
+A plain report that tells a failure as it is seen ("Crashes at launch", "Il salvataggio non funziona",
 "一存档就闪退"; `reports_failure`) is a bug report, which Part 1 calls context (code when mostly a
 paste), never a review; a user story told with it ("As an admin, I want …") is a spec.
 
@@ -588,8 +588,8 @@ _SETTLES = (
 )
 
 # a choice said in a request, as the guide's "we use pnpm, not npm" says one: one thing taken in
-# place of another ("use python instead of bash", "而不是", "ではなく", "대신"), a thing to use
-# ("let's use sqlite", "давай использовать gin", "vamos usar"), or something declined as not needed
+# place of another ("use Postgres instead of MySQL", "而不是", "ではなく", "대신"), a thing to use
+# ("let's use sqlite", "давай использовать fastapi", "vamos usar"), or something declined as not needed
 # ("no need to send it", "tests aren't needed", "不需要", "それは不要", "не нужны") (a Latin or Cyrillic
 # word must end there: "instead" alone and "statten" are not)
 _CHOICE = (
@@ -761,7 +761,7 @@ def asks_without_choice(text: str) -> bool:
     """Whether a person's prompt asks for something and says no choice: Part 1 of docs/labels.md
     calls such a request context (a spec or code when it says more), a decision only "when it
     makes a choice" ("go with option B", "we use pnpm, not npm"); the model, which met orders
-    mostly as decisions, reads "добавь тесты на Go" or "extend release:dmg to auto-build" as one.
+    mostly as decisions, reads "добавь тесты на Go" or "extend the release script to sign the build" as one.
     The bare pick, the go-ahead and the stated choice (`core.picks`) are asked before."""
     return asks(text) and not says_choice(text)
 
@@ -802,7 +802,7 @@ def plain_report(text: str) -> bool:
 
 def reports_failure(text: str) -> bool:
     """Whether a prompt or a thread message is a plain report that tells a failure as it is seen
-    ("Crash on startup", "Non funziona più", "打不开"): Part 1 of docs/labels.md calls a bug report
+    ("Crashes at launch", "Il salvataggio non funziona", "打不开"): Part 1 of docs/labels.md calls a bug report
     that only says what happened context, where the model, which met "doesn't work" mostly in
     review remarks, reads a review."""
     # the cue words first: most messages hold none, and a plain report costs more to ask
