@@ -549,7 +549,9 @@ def test_a_request_read_as_a_decision_answers_its_next_class() -> None:
     assert got.probabilities["decision"] > got.probabilities["spec"] > 0
     assert no_choice(Prediction("context", 0.7, {"decision": 0.3, "context": 0.7})).label == "context"
     assert 0.5 < NO_CHOICE_SURE < 1.0
-    text = "И ещё добавь тест на Go для хендлера"  # "and add a Go test for the handler": the model says decision
+    text = (
+        "И ещё добавь тест на Go для хендлера"  # "and add a Go test for the handler": the model says decision
+    )
     c = classify_unit(text, "prompt")
     assert c.task_class in NO_CHOICE_CLASSES and c.confidence == NO_CHOICE_SURE
     assert c.runner_up() is not None and c.runner_up()[0] == "decision"
