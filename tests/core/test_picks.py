@@ -12,9 +12,12 @@ from turnlens.core.kinds import allowed_classes
 from turnlens.core.picks import (
     GO_AHEAD_WHY,
     PICK_MAX,
+    SAID_MAX,
+    SAID_WHY,
     STATED_WHY,
     answered_go_ahead,
     bare_pick,
+    said_go_ahead,
     stated_choice,
 )
 from turnlens.core.rules import builtin_pack
@@ -276,3 +279,72 @@ def test_questions_reports_and_new_requests_after_a_yes_are_left_to_the_model(te
 @pytest.mark.parametrize("text", NOT_STATED)
 def test_options_mentioned_requests_and_long_briefs_are_left_to_the_model(text: str) -> None:
     assert not stated_choice(text)
+
+
+# a go-ahead said in clauses with no task of its own: every option taken, the agent let go on
+# without asking, what it proposed taken, in an order (our own wording, in the guide's languages)
+SAID = [
+    "let's do both, one at a time",
+    "ok, do all four in order",
+    "Sure, and don't ask me again",
+    "go ahead with all of them, without asking",
+    "apply the recommended fix",
+    "LGTM, ship it",
+    "2, and do everything without stopping",
+    "两个都做吧",
+    "好的，全部都做，别问我",
+    "全部やって",
+    "둘 다 진행해줘",
+    "좋아 필요해 보이는 건 다 진행해줘",
+    "хорошо, делай всё по порядку",
+    "pode fazer tudo sem perguntar",
+    "haz todos, uno por uno",
+]
+# a resume alone: chat for the router (Part 2), no decision for the task classes (Part 1)
+RESUMES = [
+    "ok, keep going",
+    "please continue with the rest",
+    "继续剩下的",
+    "отлично, делай дальше",
+    "계속 진행해줘",
+]
+# a task named, a question, a report, a state, an ok alone: not a go-ahead said in clauses
+NOT_SAID = [
+    "fix everything",
+    "do it and add the tests",
+    "do all of them?",
+    "all tests pass",
+    "both endpoints return 500",
+    "ok",
+    "thanks",
+    "全部删除",
+    "make all the buttons blue",
+    "continue, but rename the flag first",
+    "don't ask me, just read the logs",
+]
+
+
+@pytest.mark.parametrize("text", SAID)
+def test_a_go_ahead_said_in_clauses_decides(text: str) -> None:
+    from turnlens.core.kinds import kind_evidence
+
+    assert said_go_ahead(text)
+    if not (bare_pick(text) or answered_go_ahead(text) or stated_choice(text)):
+        assert kind_evidence("prompt", text) == (("decision",), SAID_WHY)
+    assert classify_unit(text, "prompt").task_class == "decision"
+
+
+@pytest.mark.parametrize("text", RESUMES)
+def test_a_resume_alone_decides_nothing(text: str) -> None:
+    assert not said_go_ahead(text)
+
+
+@pytest.mark.parametrize("text", NOT_SAID)
+def test_tasks_questions_and_reports_are_no_go_ahead_said(text: str) -> None:
+    assert not said_go_ahead(text)
+
+
+def test_a_long_prompt_is_no_go_ahead_said() -> None:
+    text = "ok, do all of them, " * (SAID_MAX // 20 + 1)
+    assert len(text) > SAID_MAX and not said_go_ahead(text)
+    assert said_go_ahead(text[:SAID_MAX].rstrip(" ,"))

@@ -107,7 +107,7 @@ CHOICE_ASKS = [
     "用 Redis 而不是 Memcached",
     "それは不要です。",
     "Postgres ではなく SQLite を使って",
-    "LGTM, ship it",
+    "LGTM, merge it into the release branch",
     "revert to the old parser, it broke the build",
 ]
 
@@ -880,6 +880,15 @@ PLANS_ASKED = [
     "移行の計画を立てて",
     "認証まわりを設計して",
     "배포 계획을 세워줘",
+    # a spec to be written (Part 2's design: "a spec or RFC to be written")
+    "write the requirements document for the booking app",
+    "create a PRD for the export feature",
+    "draft a short spec for the sync API",
+    "escribe la especificación del módulo de pagos",
+    "напиши требования к API",
+    "写一份需求文档",
+    "要件定義書を作ってください",
+    "요구사항 문서를 작성해 줘",
 ]
 PLANS_NAMED = [
     "follow the plan in PLAN.md and implement step 2",
@@ -889,6 +898,12 @@ PLANS_NAMED = [
     "write the migration as planned",
     "make sure the plans page loads",
     "按照计划实现第二步",
+    # a spec named, not asked for; "specs" alone are tests in some frameworks
+    "write the tests following the spec",
+    "write code according to the requirements",
+    "make it match the spec",
+    "update the spec",
+    "create specs for the parser",
 ]
 
 

@@ -108,6 +108,10 @@ LAZY_PATTERNS = (
     ("turnlens.core.picks", "_BARE", re.IGNORECASE),
     ("turnlens.core.picks", "_GO_AHEAD", re.IGNORECASE),
     ("turnlens.core.picks", "_STATED", re.IGNORECASE),
+    ("turnlens.core.picks", "_SAID_CLAUSE", re.IGNORECASE),
+    ("turnlens.core.picks", "_SAID_RESUME_ONLY", re.IGNORECASE),
+    ("turnlens.core.picks", "_SAID_YES", re.IGNORECASE),
+    ("turnlens.core.picks", "_SAID_SPLIT", re.IGNORECASE),
 )
 
 
@@ -178,7 +182,7 @@ def test_module_patterns_are_in_the_table_with_the_flags_they_are_compiled_with(
 
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="the tables are CPython's")
 def test_patterns_compiled_when_first_asked_come_from_the_table() -> None:
-    # a person's bare pick, go-ahead and stated choice: the router asks for them on every prompt
+    # a person's bare pick, go-ahead, stated choice and go-ahead said in clauses: the router asks for them on every prompt
     # the model routes, so the one-shot path must not compile them (nor import `re`)
     from turnlens.core import picks
 

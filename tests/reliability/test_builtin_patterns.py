@@ -54,10 +54,14 @@ def test_every_builtin_re_pattern_is_linear_on_adversarial_inputs() -> None:
         "turnlens.pipeline.formats.markdown_chat._TITLE[0]",
         "turnlens.pipeline.formats.mdtext._DIRECTIVE_LINE[0]",
         "pack:default:code.excerpt",
-        # a person's bare pick, go-ahead and stated choice
+        # a person's bare pick, go-ahead, stated choice and go-ahead said in clauses
         "turnlens.core.picks._compiled[0]",
         "turnlens.core.picks._compiled[1]",
         "turnlens.core.picks._compiled[2]",
+        "turnlens.core.picks._compiled[3]",
+        "turnlens.core.picks._compiled[4]",
+        "turnlens.core.picks._compiled[5]",
+        "turnlens.core.picks._compiled[6]",
         # a thread message's triage outcome and +1
         "turnlens.core.outcomes._TRIAGE_RE[0]",
         "turnlens.core.outcomes._ME_TOO_RE[0]",

@@ -484,7 +484,18 @@ def test_a_request_phrased_as_a_question_is_left_to_the_model(text: str) -> None
 
 @pytest.mark.parametrize(
     "text",
-    ["yeah lets do it.", "お願いします。", "1) B 2) A 3) A", "sí, dale", "yes please do it"],
+    [
+        "yeah lets do it.",
+        "お願いします。",
+        "1) B 2) A 3) A",
+        "sí, dale",
+        "yes please do it",
+        # a go-ahead said in clauses: every option, no asking (`core.picks.said_go_ahead`)
+        "let's do both, one at a time",
+        "Sure, and don't ask me again",
+        "好的，全部都做，别问我",
+        "pode fazer tudo sem perguntar",
+    ],
 )
 def test_a_bare_go_ahead_is_chat_whatever_the_model_says(text: str) -> None:
     # Part 2: a go-ahead or a pick with no task of its own is chat: the route was set when the
@@ -510,6 +521,8 @@ def test_a_bare_go_ahead_is_chat_whatever_the_model_says(text: str) -> None:
         "先制定一个迁移方案，再动代码",
         "移行の計画を立てて",
         "배포 계획을 세워줘",
+        "write the requirements document for the booking app",  # a spec to be written
+        "要件定義書を作ってください",
     ],
 )
 def test_a_plan_asked_for_is_design(text: str) -> None:
@@ -530,6 +543,7 @@ def test_a_plan_asked_for_is_design(text: str) -> None:
         "make plan\nmake test",  # a make target
         "update the design system tokens to the new palette",
         "write the migration as planned",
+        "write the tests following the spec",  # a spec named, not asked for
     ],
 )
 def test_a_plan_only_named_is_left_to_the_model(text: str) -> None:

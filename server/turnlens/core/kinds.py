@@ -23,9 +23,11 @@ from turnlens.core.outcomes import turn_evidence
 from turnlens.core.picks import (
     GO_AHEAD_WHY,
     PICK_WHY,
+    SAID_WHY,
     STATED_WHY,
     answered_go_ahead,
     bare_pick,
+    said_go_ahead,
     stated_choice,
 )
 from turnlens.core.prebuilt import compile_re
@@ -278,6 +280,7 @@ _PROMPT_SHAPES: Final[tuple[tuple[Callable[[str], bool], tuple[str, ...], str], 
     (bare_pick, ("decision",), PICK_WHY),
     (answered_go_ahead, ("decision",), GO_AHEAD_WHY),
     (stated_choice, ("decision",), STATED_WHY),
+    (said_go_ahead, ("decision",), SAID_WHY),
     (pasted_error, ("code",), ERROR_WHY),
     (command_lines, ("code",), COMMANDS_WHY),
     (standing_rule, ("decision", "spec"), RULE_WHY),

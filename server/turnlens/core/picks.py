@@ -27,6 +27,15 @@ suggested"), says a choice was made ("I've decided to…", "let's go with…", "
 picks an option with a verb of choosing ("let's try option one", "我要方案 B", "方法Bで進めてください"),
 or keeps things as they are ("leave it as is", "保持现状"). Only in the head of a prompt of up
 to 60 words: further in, or in a long brief, the choice is part of a spec.
+
+A go-ahead is also said in a few clauses with no task of their own (`said_go_ahead`): every
+option taken ("let's do both, one at a time", "全部やって"), the agent let go on without asking
+("go ahead, don't ask me again", "faz tudo sem perguntar"), what it proposed taken ("apply the
+recommended one"), in an order ("one at a time"), with the work resumed. Each clause is one of
+those, a pick, an ok or a thanks, and one at least lets the agent do what it proposed: a resume
+alone ("ok, keep going", "继续剩下的") decides nothing. One naming the work ("fix everything", "do it and add the tests")
+is a task, left to the model. Part 2 calls such a prompt chat (the route was set when the work
+was asked); Part 1 a decision.
 """
 
 from __future__ import annotations
@@ -134,6 +143,67 @@ _STATED = (
     # keeps things as they are
     r"|保持现状|维持现状|\b(?:keep|leave)[ \t]+it[ \t]+as[ \t]+(?:it[ \t]+)?is\b|\bd[ée]jalo (?:as[ií]|como est[aá])\b"
 )
+# a go-ahead said in clauses (`said_go_ahead`): the longest prompt read
+SAID_MAX: Final = 100
+# every option or step taken, or what the agent proposed ("do all three", "both of them", "the
+# recommended one", "这两个都做", "全部", "둘 다", "все", "faça tudo")
+_SAID_ALL = (
+    r"(?:(?:let['’]?s|please|pls|just|you[ \t]++can|go[ \t]++ahead[ \t]++and)[ \t]++)?"
+    r"(?:(?:do|tackle|take|apply|go[ \t]++(?:ahead[ \t]++)?with|proceed[ \t]++with|start[ \t]++with)[ \t]++)?"
+    r"(?:all(?:[ \t]++(?:of[ \t]++(?:them|these|those|it)|two|three|four|five|[2-5]))?|both(?:[ \t]++of[ \t]++them)?"
+    r"|everything|each[ \t]++of[ \t]++them|the[ \t]++(?:recommended|suggested|proposed)(?:[ \t]++(?:one|option|fix|fixes|changes|plan))?"
+    r"|(?:what|whatever)[ \t]++you[ \t]++(?:recommend|suggest)|(?:the[ \t]++)?(?:next|remaining)[ \t]++steps?)"
+    r"|(?:这|那)?(?:两个|几个|三个)?都(?:做|要|执行)|全部(?:都)?(?:做|执行)?|(?:全部|両方)(?:やって|お願い)?"
+    r"|(?:모두|전부|둘[ \t]*+다)|필요해?[ \t]*+보이는[ \t]*+(?:건|것은)[ \t]*+다"
+    r"|(?:делай|сделай)[ \t]++(?:вс[её]|оба)|вс[её]|оба|обе"
+    r"|(?:pode[ \t]++)?(?:fa[çz]a|fazer|faz)[ \t]++(?:tudo|todas?|todos?|as[ \t]++altera[çc][õo]es)|(?:haz|hacer)[ \t]++(?:todo|todos|ambos)"
+    r"|todos?|todas?|ambos|tudo"
+)
+# the order to take them in ("one at a time", "from the top", "按顺序", "順番に", "하나씩")
+_SAID_ORDER = (
+    r"(?:in[ \t]++order|one[ \t]++(?:at[ \t]++a[ \t]++time|by[ \t]++one)|step[ \t]++by[ \t]++step"
+    r"|(?:starting[ \t]++)?(?:from|with)[ \t]++the[ \t]++(?:top|first(?:[ \t]++one)?)|first"
+    r"|一个一个(?:来|做)?|按顺序(?:来|做)?|順番に|하나씩|по[ \t]++порядку|по[ \t]++одному|em[ \t]++ordem|uno[ \t]++por[ \t]++uno|en[ \t]++orden)"
+)
+# the agent let go on without asking ("don't ask me", "without stopping", "sem perguntar", "别问我")
+_SAID_UNASKED = (
+    r"(?:(?:do[ \t]++not|don['’]?t|dont|never|no)[ \t]++(?:need[ \t]++to[ \t]++)?(?:ask|stop)(?:[ \t]++me)?"
+    r"(?:[ \t]++(?:again|anymore|(?:for|about)[ \t]++\w++))?"
+    r"|(?:you[ \t]++)?(?:do|continue|work)[ \t]++(?:it[ \t]++)?(?:continuously|autonomously)"
+    r"|without[ \t]++(?:asking|stopping|interruption|confirmation)(?:[ \t]++me)?"
+    r"|n[aã]o[ \t]++(?:fique[ \t]++)?(?:me[ \t]++)?pergunt\w*+|sem[ \t]++(?:me[ \t]++)?perguntar|sin[ \t]++preguntar(?:me)?"
+    r"|no[ \t]++me[ \t]++preguntes|не[ \t]++спрашива\w*+|без[ \t]++вопросов|(?:别|不要|不用)(?:再)?问我?|聞かずに|확인[ \t]*+없이"
+    r"|묻지[ \t]*+말고|물어보지[ \t]*+말고)"
+)
+# the work resumed ("keep going", "the rest", "proceed to the next step", "继续剩下的", "続けてください",
+# "делай дальше")
+_SAID_RESUME = (
+    r"(?:(?:please[ \t]++)?(?:continue|keep[ \t]++going|carry[ \t]++on|go[ \t]++on|(?:with[ \t]++)?the[ \t]++rest"
+    r"|proceed(?:[ \t]++(?:to|with)[ \t]++the[ \t]++(?:plan|next[ \t]++steps?))?)"
+    r"|继续(?:做|完成)?|剩下的|続けて(?:ください)?|계속(?:[ \t]*+(?:해줘|해주세요|진행해\w*+))?|продолжай|(?:делай[ \t]++)?дальше"
+    r"|continua|contin[uú]a)"
+)
+# the go-ahead words a clause may say with them ("do it", "make it so", "做吧", "진행해줘")
+_SAID_GO = (
+    r"(?:do[ \t]++it|go[ \t]++ahead|let['’]?s[ \t]++(?:do[ \t]++it|go)|go[ \t]++for[ \t]++it|make[ \t]++it[ \t]++so"
+    r"|(?:pode[ \t]++)?(?:fa[çz]a|fazer)|hazlo|делай|сделай|진행해\w*+|やって(?:ください)?|做吧|做|执行|실행해\w*+)"
+)
+# a yes, an ok or praise opening a clause ("ok do it", "отлично делай дальше", "好的，继续")
+_SAID_LEAD = (
+    r"(?:(?:ok|okay|sure|yes|yeah|great|perfect|good|nice|cool|отлично|хорошо|ладно|好的|好|行|嗯|はい|네|응|좋아"
+    r"|sim|s[ií]|[óo]timo|perfeito|genial|vale|你|您)[ \t,，、]*+)?"
+)
+_SAID_ONE = rf"(?:{_SAID_ALL}|{_SAID_ORDER}|{_SAID_UNASKED}|{_SAID_RESUME}|{_SAID_GO})"
+_SAID_CLAUSE = (
+    rf"\A{_SAID_LEAD}{_SAID_ONE}(?:[ \t]*+{_SAID_ONE})*+"
+    r"(?:[ \t]++(?:please|pls|por[ \t]++favor|пожалуйста)|吧|了|ください|주세요)?\Z"
+)
+# a clause that only resumes (no option, no go-ahead): Part 1's "continue", which decides nothing
+_SAID_RESUME_ONLY = rf"\A{_SAID_LEAD}{_SAID_RESUME}(?:[ \t]*+{_SAID_RESUME})*+(?:[ \t]++(?:please|pls)|吧|了|ください|주세요)?\Z"
+# a clause that is a bare yes or ok: allowed, but no go-ahead of its own
+_SAID_YES = r"\A(?:ok|okay|sure|yes|yeah|好的?|はい|네|응|sim|s[ií]|да|cool|great|perfect|отлично|хорошо|thanks|thank[ \t]++you)\Z"
+# where a prompt splits into clauses: a stop, a comma, a dash, a run of spaces, and "and" or "but"
+_SAID_SPLIT = r"[\n.,;!，。！、；~…]++|[ \t]++[-—–][ \t]++|[ \t]{2,}+|[ \t]++(?:and|but|e|y|и|но)[ \t]++"
 # full-width ASCII (U+FF01…U+FF5E) to ASCII, and the ideographic space to a space
 _HALF_WIDTH: Final = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
 # compiled when a person's prompt first asks (a few ms): a session with none never pays for it
@@ -141,19 +211,27 @@ _compiled: list[re.Pattern[str]] = []
 # why, for the views
 PICK_WHY: Final = "a person's bare pick, go-ahead or no-go decides what the agent proposed: decision"
 GO_AHEAD_WHY: Final = "a person's yes, then what to do, decides what the agent proposed: decision"
+SAID_WHY: Final = (
+    "a person's go-ahead said in clauses (every option, no asking, what was proposed) decides what"
+    " the agent proposed: decision"
+)
 STATED_WHY: Final = (
     "a person's prompt that says the choice made (the option, what was proposed, as it is): decision"
 )
 
 
 def _patterns() -> list[re.Pattern[str]]:
-    """The bare pick's, the go-ahead's and the stated choice's patterns, compiled the first
-    time they are asked."""
+    """The bare pick's, the go-ahead's, the stated choice's and the go-ahead said in clauses'
+    patterns, compiled the first time they are asked."""
     if not _compiled:
         _compiled[:] = [
             compile_re(_BARE, IGNORECASE),
             compile_re(_GO_AHEAD, IGNORECASE),
             compile_re(_STATED, IGNORECASE),
+            compile_re(_SAID_CLAUSE, IGNORECASE),
+            compile_re(_SAID_RESUME_ONLY, IGNORECASE),
+            compile_re(_SAID_YES, IGNORECASE),
+            compile_re(_SAID_SPLIT, IGNORECASE),
         ]
     return _compiled
 
@@ -190,3 +268,27 @@ def stated_choice(text: str) -> bool:
     if _patterns()[2].search(head) is None:
         return False
     return text_words(len(body.split()), body) <= STATED_MAX_WORDS
+
+
+def said_go_ahead(text: str) -> bool:
+    """Whether a person's prompt is a go-ahead said in clauses with no task of its own (see the
+    module): "let's do all three, one at a time", "sure, and don't ask me again". A prompt that
+    only resumes ("ok, keep going") is not one: it decides nothing (Part 1), and its readers
+    split on it for the router."""
+    body = text.strip()
+    if not 0 < len(body) <= SAID_MAX or "?" in body or "？" in body:
+        return False
+    patterns = _patterns()
+    clause_re, resume_re, yes_re, split_re = patterns[3:7]
+    go = False
+    for clause in split_re.split(body):
+        part = clause.strip(" \t:()\"'*")
+        if not part or yes_re.match(part):
+            continue
+        if clause_re.match(part):
+            go = go or resume_re.match(part) is None
+        elif bare_pick(part):
+            go = True
+        else:
+            return False
+    return go

@@ -105,8 +105,9 @@ paste), never a review; a user story told with it ("As an admin, I want …") is
 The router reads three more shapes with a plain report (`turnlens.router.labeler`): a prompt that
 ends as a question and is no request phrased as one ("can you add …?", "could we …?", "帮我…",
 "してもらっていい？": `polite_request`) asks about the work, and is analysis; a verb of making
-followed by a plan, a roadmap, a design document or an architecture (`asks_for_plan`: "write a
-detailed plan in TODO.md", "制定一个迁移方案") asks for a plan, and is design; an error pasted with
+followed by a plan, a roadmap, a design document, an architecture or a spec to be written
+(`asks_for_plan`: "write a detailed plan in TODO.md", "制定一个迁移方案", "write the requirements
+document", "要件定義書を作って") asks for a plan, and is design; an error pasted with
 no request that names the place to change (`build_error`: `app.ts:14:9`, `error TS2322`, "Cannot
 find module") is a build error, coding, where a failure at run time is analysis (docs/labels.md,
 Part 2). And a prompt that names a document (a README, docs, a guide, a Markdown file) with no
@@ -406,6 +407,19 @@ _PLAN_NOUNS = (
     r"(?:plan|plans|roadmap|design[ \t]++doc(?:ument)?s?|architecture|arquitectura|arquitetura|strategy|estrategia"
     r"|strat[ée]gie|plano|план|архитектуру|стратегию)\b"
 )
+# a spec or an RFC to be written (Part 2's design): a specification, the requirements, a PRD, with
+# only its article and a few words of its own between ("write a short spec for the sync API"; in
+# "write the tests following the spec" or "make it match the spec" the spec is named, not asked
+# for; "specs" alone are tests in some frameworks)
+_SPEC_NOUNS = (
+    r"(?:spec(?:ifications?)?|rfc|prd|requirements(?:[ \t]++doc(?:ument)?)?|especificaci[oó]n|especifica[çc][ãa]o"
+    r"|requisitos|requerimientos|spezifikation|anforderungen|спецификаци\w*+|требовани\w*+)\b"
+)
+_SPEC_BETWEEN = (
+    r"(?:(?!(?:in|on|at|from|per|according|following|to|with|against|for|of|by|based|using|that|which|tests?|it|match\w*+"
+    r"|meets?|follows?|like|as|than|same"
+    r"|en|de|del|da|do|para|con|com|nach|gem[äa]ß|für|mit|по|для|с)\b)[^\s.]++[ \t]++){0,4}?"
+)
 _PLAN_ASKED = (
     # in English a word or more comes between ("make a plan"; "make plan" is a make target)
     r"\b(?:write|make(?![ \t]++sure\b)|create|develop|draft|prepare|produce|come[ \t]++up[ \t]++with|give[ \t]++me|put[ \t]++together"
@@ -415,8 +429,13 @@ _PLAN_ASKED = (
     r"|escribe|cria|fa[çc]a|fais|r[ée]dige[sz]?|erstelle|entwirf|составь|напиши|подготовь|разработай)"
     r"[ \t]++(?:[^\s.]++[ \t]++){0,6}?"
     + _PLAN_NOUNS
-    + r"|(?:制定|写|出|给出|列出|设计|做)(?:一个|一份|一下|个|份)?[^。\n]{0,8}?(?:计划|方案|规划|路线图|设计文档)"
+    + r"|\b(?:write|make(?![ \t]++sure\b)|create|draft|prepare|produce|put[ \t]++together|outline|propose"
+    r"|elabor[ae]\w*+|crea|escribe|cria|escreva|r[ée]dige[sz]?|erstelle|schreibe?|составь|напиши|подготовь)[ \t]++"
+    + _SPEC_BETWEEN
+    + _SPEC_NOUNS
+    + r"|(?:制定|写|出|给出|列出|设计|做)(?:一个|一份|一下|个|份)?[^。\n]{0,8}?(?:计划|方案|规划|路线图|设计文档|需求文档|需求说明|规格说明)"
     r"|計画を(?:立て|作)|(?:設計|計画|プラン)(?:して|を作|を立て|を書い)|계획(?:을|를)?[ \t]*(?:세워|짜|작성)"
+    r"|(?:仕様書|要件定義(?:書)?|要求仕様(?:書)?)を(?:作|書|まとめ)|(?:요구[ \t]*사항|명세서|기획서)[^.\n]{0,12}?(?:작성|만들어|정리해)"
 )
 # the characters of a prompt read for a plan asked for
 PLAN_HEAD: Final = 600
@@ -432,8 +451,35 @@ _PLAN_CUES: Final = (
     "план",
     "архитект",
     "стратег",
+    "spec",
+    "rfc",
+    "prd",
+    "requirement",
+    "requisito",
+    "requerimiento",
+    "especifica",
+    "anforderung",
+    "спецификац",
+    "требован",
 )
-_PLAN_CUES_CJK: Final = ("计划", "方案", "规划", "路线图", "设计文档", "計画", "設計", "プラン", "계획")
+_PLAN_CUES_CJK: Final = (
+    "计划",
+    "方案",
+    "规划",
+    "路线图",
+    "设计文档",
+    "需求",
+    "规格",
+    "計画",
+    "設計",
+    "プラン",
+    "仕様",
+    "要件",
+    "계획",
+    "요구",
+    "명세",
+    "기획",
+)
 # the characters of a prompt read for a document named
 DOCUMENT_HEAD: Final = 1000
 # the longest prompt read as command lines (characters, trimmed)
