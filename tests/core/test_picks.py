@@ -320,6 +320,8 @@ NOT_SAID = [
     "全部删除",
     "make all the buttons blue",
     "continue, but rename the flag first",
+    "todo",
+    "Всё, я закончил",
     "don't ask me, just read the logs",
 ]
 

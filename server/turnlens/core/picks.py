@@ -33,9 +33,9 @@ option taken ("let's do both, one at a time", "全部やって"), the agent let 
 ("go ahead, don't ask me again", "faz tudo sem perguntar"), what it proposed taken ("apply the
 recommended one"), in an order ("one at a time"), with the work resumed. Each clause is one of
 those, a pick, an ok or a thanks, and one at least lets the agent do what it proposed: a resume
-alone ("ok, keep going", "继续剩下的") decides nothing. One naming the work ("fix everything", "do it and add the tests")
-is a task, left to the model. Part 2 calls such a prompt chat (the route was set when the work
-was asked); Part 1 a decision.
+alone ("ok, keep going", "继续剩下的") decides nothing. One naming the work ("fix everything",
+"do it and add the tests") is a task, left to the model. Part 2 calls such a prompt chat (the
+route was set when the work was asked); Part 1 a decision.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ _STATED = (
 # a go-ahead said in clauses (`said_go_ahead`): the longest prompt read
 SAID_MAX: Final = 100
 # every option or step taken, or what the agent proposed ("do all three", "both of them", "the
-# recommended one", "这两个都做", "全部", "둘 다", "все", "faça tudo")
+# recommended one", "这两个都做", "全部", "둘 다", "делай всё", "faça tudo")
 _SAID_ALL = (
     r"(?:(?:let['’]?s|please|pls|just|you[ \t]++can|go[ \t]++ahead[ \t]++and)[ \t]++)?"
     r"(?:(?:do|tackle|take|apply|go[ \t]++(?:ahead[ \t]++)?with|proceed[ \t]++with|start[ \t]++with)[ \t]++)?"
@@ -155,9 +155,10 @@ _SAID_ALL = (
     r"|(?:what|whatever)[ \t]++you[ \t]++(?:recommend|suggest)|(?:the[ \t]++)?(?:next|remaining)[ \t]++steps?)"
     r"|(?:这|那)?(?:两个|几个|三个)?都(?:做|要|执行)|全部(?:都)?(?:做|执行)?|(?:全部|両方)(?:やって|お願い)?"
     r"|(?:모두|전부|둘[ \t]*+다)|필요해?[ \t]*+보이는[ \t]*+(?:건|것은)[ \t]*+다"
-    r"|(?:делай|сделай)[ \t]++(?:вс[её]|оба)|вс[её]|оба|обе"
+    r"|(?:делай|сделай)[ \t]++(?:вс[её]|оба)|оба|обе"
     r"|(?:pode[ \t]++)?(?:fa[çz]a|fazer|faz)[ \t]++(?:tudo|todas?|todos?|as[ \t]++altera[çc][õo]es)|(?:haz|hacer)[ \t]++(?:todo|todos|ambos)"
-    r"|todos?|todas?|ambos|tudo"
+    # (a bare "todo" is also the English word, and a bare "всё" also "that's it": with a verb only)
+    r"|ambos|tudo"
 )
 # the order to take them in ("one at a time", "from the top", "按顺序", "順番に", "하나씩")
 _SAID_ORDER = (
