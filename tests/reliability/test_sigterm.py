@@ -113,3 +113,29 @@ def test_sigterm_stops_batch_workers(tmp_path: Path) -> None:
     )
     assert left == set(), f"pool workers still running after SIGTERM: {sorted(left)}"
     assert code == 128 + signal.SIGTERM
+
+
+@pytest.mark.parametrize(
+    ("command", "code", "quick"),
+    [("check", 143, True), ("batch", 143, True), ("check", 0, False), ("lsp", 143, False)],
+)
+def test_a_pooled_run_stopped_by_sigterm_ends_without_the_teardown(
+    monkeypatch: pytest.MonkeyPatch, command: str, code: int, quick: bool
+) -> None:
+    # the teardown joins the pool's manager thread with no time limit: a run stopped by SIGTERM
+    # (its workers already killed) ends at once; any other ends through SystemExit as before
+    import turnlens.cli as cli
+
+    ended: list[int] = []
+
+    def fake_exit(status: int) -> None:
+        ended.append(status)
+        raise SystemExit(status)
+
+    monkeypatch.setattr(sys, "argv", ["turnlens", command])
+    monkeypatch.setattr(cli, "main", lambda: code)
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    with pytest.raises(SystemExit) as stopped:
+        cli.entry()
+    assert stopped.value.code == code
+    assert ended == ([code] if quick else [])

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
     from types import ModuleType
+    from typing import NoReturn
 
 # subcommand → module; only the one asked for is imported (start-up time is a feature)
 _COMMANDS = {
@@ -136,6 +137,8 @@ def _plain_options(
 _QUICK_EXIT = ("classify", "route", "hook", "statusline")
 # one-shot commands that run without the cyclic collector (see `entry`)
 _NO_COLLECTOR = ("classify", "route")
+# commands that run a process pool (`-j N`): stopped by SIGTERM, they end without the teardown
+_POOLED = ("check", "batch")
 
 
 def entry() -> None:
@@ -154,17 +157,30 @@ def entry() -> None:
         gc.disable()
     code = main()
     if sys.argv[1:2] and sys.argv[1] in _QUICK_EXIT:
-        import os
+        _exit_now(code)
+    if sys.argv[1:2] and sys.argv[1] in _POOLED:
+        from turnlens.cli.workers import EXIT_TERMINATED
 
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except BrokenPipeError:
-            pass  # the reader left: nothing more to deliver
-        except OSError:
-            raise SystemExit(code) from None
-        os._exit(code)
+        # stopped by SIGTERM: the run has unwound and its pool's workers are killed, but the
+        # interpreter's teardown joins the pool's manager thread with no time limit, which may
+        # wait on a queue no worker will read again; the person who sent SIGTERM wants it over
+        if code == EXIT_TERMINATED:
+            _exit_now(code)
     raise SystemExit(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Flush what was written and end the process without the interpreter's teardown."""
+    import os
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass  # the reader left: nothing more to deliver
+    except OSError:
+        raise SystemExit(code) from None
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
