@@ -18,6 +18,7 @@ from turnlens.core.picks import (
     answered_go_ahead,
     bare_pick,
     said_go_ahead,
+    said_resume,
     stated_choice,
 )
 from turnlens.core.rules import builtin_pack
@@ -290,6 +291,8 @@ SAID = [
     "go ahead with all of them, without asking",
     "apply the recommended fix",
     "LGTM, ship it",
+    "ok great! do it",
+    "승인합니다.",
     "2, and do everything without stopping",
     "两个都做吧",
     "好的，全部都做，别问我",
@@ -307,6 +310,10 @@ RESUMES = [
     "继续剩下的",
     "отлично, делай дальше",
     "계속 진행해줘",
+    "continue the plan",
+    "ok, lanjutkan",
+    "sigue",
+    "go on from where you stopped",
 ]
 # a task named, a question, a report, a state, an ok alone: not a go-ahead said in clauses
 NOT_SAID = [
@@ -338,12 +345,15 @@ def test_a_go_ahead_said_in_clauses_decides(text: str) -> None:
 
 @pytest.mark.parametrize("text", RESUMES)
 def test_a_resume_alone_decides_nothing(text: str) -> None:
+    # Part 2: chat (the router asks `said_resume`); Part 1: no decision
     assert not said_go_ahead(text)
+    assert said_resume(text)
 
 
 @pytest.mark.parametrize("text", NOT_SAID)
 def test_tasks_questions_and_reports_are_no_go_ahead_said(text: str) -> None:
     assert not said_go_ahead(text)
+    assert not said_resume(text)
 
 
 def test_a_long_prompt_is_no_go_ahead_said() -> None:

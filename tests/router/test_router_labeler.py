@@ -495,6 +495,9 @@ def test_a_request_phrased_as_a_question_is_left_to_the_model(text: str) -> None
         "Sure, and don't ask me again",
         "好的，全部都做，别问我",
         "pode fazer tudo sem perguntar",
+        # a resume alone (`core.picks.said_resume`)
+        "ok, keep going",
+        "continue the plan",
     ],
 )
 def test_a_bare_go_ahead_is_chat_whatever_the_model_says(text: str) -> None:

@@ -80,7 +80,7 @@ _GO = (
     r"|执行(?:修改|吧)?|开始吧|开始|同意|可以(?:执行|开始|实现|动手)?(?:一下)?了?|就这样|就这么办|没问题|按这个来|照做|是的?|对的?|没错"
     r"|你看着(?:来|办)|你(?:来)?决定|听你的"
     r"|はい|お願いします|それでお願いします|進めてください|進めて|実行してください|実行して|問題ないです|大丈夫です|承認します"
-    r"|네|응|좋아|그래|진행하자|진행해(?:주세요|줘)?|해줘|해주세요"
+    r"|네|응|좋아|그래|진행하자|진행해(?:주세요|줘)?|해줘|해주세요|승인(?:합니다|해요|할게요)"
     r"|موافق|تابع|نفذ|(?:إ|ا)بدأ(?:[ \t]+(?:في|ب)[ \t]*+التنفيذ)?|قم[ \t]+بالتنفيذ"
     # a no-go declines what was proposed: a decision too
     r"|no(?:pe)?(?:,? thanks)?|no,? don['’]?t|don['’]?t|n|n[aã]o|non|nein|нет|不要|不用|不需要|否|不是|いいえ|아니(?:요|오)?)"
@@ -182,7 +182,11 @@ _SAID_RESUME = (
     r"(?:(?:please[ \t]++)?(?:continue|keep[ \t]++going|carry[ \t]++on|go[ \t]++on|(?:with[ \t]++)?the[ \t]++rest"
     r"|proceed(?:[ \t]++(?:to|with)[ \t]++the[ \t]++(?:plan|next[ \t]++steps?))?)"
     r"|继续(?:做|完成)?|剩下的|続けて(?:ください)?|계속(?:[ \t]*+(?:해줘|해주세요|진행해\w*+))?|продолжай|(?:делай[ \t]++)?дальше"
-    r"|continua|contin[uú]a)"
+    r"|continua|contin[uú]a|prossiga|sigue|weiter(?:machen)?|lanjut(?:kan|in|ing)?|teruskan"
+    r"|(?:다음[ \t]*+)?단계[ \t]*+진행(?:합니다|해\w*+))"
+    # what is resumed: the plan, the rest, what was cut off ("continue o plano", "lanjutkan yang terputus")
+    r"(?:[ \t]++(?:the[ \t]++(?:plan|rest)|o[ \t]++plano|el[ \t]++plan|where[ \t]++you[ \t]++(?:left[ \t]++off|stopped)"
+    r"|(?:yg|yang)[ \t]++terputus|from[ \t]++where[ \t]++(?:you|it)[ \t]++stopped))?"
 )
 # the go-ahead words a clause may say with them ("do it", "make it so", "做吧", "진행해줘")
 _SAID_GO = (
@@ -202,7 +206,10 @@ _SAID_CLAUSE = (
 # a clause that only resumes (no option, no go-ahead): Part 1's "continue", which decides nothing
 _SAID_RESUME_ONLY = rf"\A{_SAID_LEAD}{_SAID_RESUME}(?:[ \t]*+{_SAID_RESUME})*+(?:[ \t]++(?:please|pls)|吧|了|ください|주세요)?\Z"
 # a clause that is a bare yes or ok: allowed, but no go-ahead of its own
-_SAID_YES = r"\A(?:ok|okay|sure|yes|yeah|好的?|はい|네|응|sim|s[ií]|да|cool|great|perfect|отлично|хорошо|thanks|thank[ \t]++you)\Z"
+_SAID_YES = (
+    r"\A(?:ok|okay|sure|yes|yeah|好的?|はい|네|응|sim|s[ií]|да|cool|great|perfect|отлично|хорошо|thanks|thank[ \t]++you)"
+    r"(?:[ \t]++(?:great|perfect|cool|good|nice|thanks|thank[ \t]++you))?\Z"
+)
 # where a prompt splits into clauses: a stop, a comma, a dash, a run of spaces, and "and" or "but"
 _SAID_SPLIT = r"[\n.,;!，。！、；~…]++|[ \t]++[-—–][ \t]++|[ \t]{2,}+|[ \t]++(?:and|but|e|y|и|но)[ \t]++"
 # full-width ASCII (U+FF01…U+FF5E) to ASCII, and the ideographic space to a space
@@ -293,3 +300,24 @@ def said_go_ahead(text: str) -> bool:
         else:
             return False
     return go
+
+
+def said_resume(text: str) -> bool:
+    """Whether a person's prompt only resumes the work, in a few clauses with no task of their
+    own ("ok, keep going", "continue the plan", "继续剩下的", "lanjutkan yang terputus"). Part 2
+    calls it chat (the route was set when the work was asked); Part 1 no decision (see
+    `said_go_ahead`)."""
+    body = text.strip()
+    if not 0 < len(body) <= SAID_MAX or "?" in body or "？" in body:
+        return False
+    patterns = _patterns()
+    resume_re, yes_re, split_re = patterns[4:7]
+    resumed = False
+    for clause in split_re.split(body):
+        part = clause.strip(" \t:()\"'*")
+        if not part or yes_re.match(part):
+            continue
+        if resume_re.match(part) is None:
+            return False
+        resumed = True
+    return resumed

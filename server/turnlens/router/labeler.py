@@ -10,11 +10,12 @@ acknowledgements *with no task*): the model reads few words in a short request (
 this", "看一下这个报错", "ayúdame con el login") and calls it chat, which gives work no route. A
 prompt that asks for something (`core.prompt_shapes.asks`: a few words, not opening on a
 greeting, a thanks or an acknowledgement) takes the most probable of the labels that route,
-unless the guide calls it chat: a bare pick or go-ahead (`core.picks.bare_pick`), a standing rule
-with no task of its own (`core.prompt_shapes.standing_rule`), a question to the agent about
-itself ("what model is this?": `core.prompt_shapes.about_the_agent`), or a report that something
-is done or works now, with no request (`core.outcomes.reports_done`, and in a person's words,
-`core.prompt_shapes.tells_done`).
+unless the guide calls it chat: a bare pick or go-ahead (`core.picks.bare_pick`; said in a few
+clauses, "let's do both, one at a time", `said_go_ahead`; a resume alone, "ok, keep going",
+`said_resume`), a standing rule with no task of its own (`core.prompt_shapes.standing_rule`), a
+question to the agent about itself ("what model is this?": `core.prompt_shapes.about_the_agent`),
+or a report that something is done or works now, with no request (`core.outcomes.reports_done`,
+and in a person's words, `core.prompt_shapes.tells_done`).
 
 A symptom told in a few words with no change asked for ("still not working after the update", "o
 botão de salvar não funciona") is analysis (Part 2: the agent must find out why first), which the
@@ -327,10 +328,10 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
     next asked is design, a pasted error is coding (a build error) or analysis (a failure at run
     time), a plan asked for is design, a document to write is coding, a symptom told or a
     question asked with no change is analysis, a run asked for with no change is bookkeeping."""
-    from turnlens.core.picks import bare_pick, said_go_ahead
+    from turnlens.core.picks import bare_pick, said_go_ahead, said_resume
     from turnlens.learn.model import Model
 
-    if bare_pick(body) or said_go_ahead(body):
+    if bare_pick(body) or said_go_ahead(body) or said_resume(body):
         return Model.restrict(prediction, tuple(_NO_TASK)), PICK_WHY
     from turnlens.core.prompt_shapes import (
         ABOUT_ALONE_MAX,
@@ -422,7 +423,7 @@ def asks_for_work(text: str) -> bool:
     one of the prompts Part 2 calls chat (a bare pick or go-ahead, a standing rule with no task,
     a question to the agent about itself, a report that something is done)."""
     from turnlens.core.outcomes import reports_done
-    from turnlens.core.picks import bare_pick, said_go_ahead
+    from turnlens.core.picks import bare_pick, said_go_ahead, said_resume
     from turnlens.core.prompt_shapes import about_the_agent, asks, standing_rule, tells_done
 
     if not asks(text):
@@ -430,6 +431,7 @@ def asks_for_work(text: str) -> bool:
     return not (
         bare_pick(text)
         or said_go_ahead(text)
+        or said_resume(text)
         or standing_rule(text)
         or about_the_agent(text)
         or reports_done(text)
