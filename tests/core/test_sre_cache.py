@@ -78,9 +78,7 @@ MODULE_PATTERNS = (
     ("turnlens.core.prompt_shapes", "_BUILD_ERROR_RE", 0),
     ("turnlens.core.prompt_shapes", "_DONE_CLAUSE_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_DONE_BUT_RE", re.IGNORECASE),
-    ("turnlens.core.prompt_shapes", "_DONE_RESUME_RE", re.IGNORECASE),
     ("turnlens.core.prompt_shapes", "_DONE_ASKS_RE", re.IGNORECASE),
-    ("turnlens.core.prompt_shapes", "_DONE_SPLIT_RE", re.IGNORECASE),
     ("turnlens.router.labeler", "_DIRECTIVE", 0),
     ("turnlens.router.resolve", "_ROUTE_LINE", 0),
     ("turnlens.router.resolve", "_EFFORT_LINE", re.MULTILINE),
@@ -111,7 +109,7 @@ LAZY_PATTERNS = (
     ("turnlens.core.picks", "_SAID_CLAUSE", re.IGNORECASE),
     ("turnlens.core.picks", "_SAID_RESUME_ONLY", re.IGNORECASE),
     ("turnlens.core.picks", "_SAID_YES", re.IGNORECASE),
-    ("turnlens.core.picks", "_SAID_SPLIT", re.IGNORECASE),
+    ("turnlens.core.picks", "_CLAUSE_SPLIT", re.IGNORECASE),
 )
 
 

@@ -46,6 +46,7 @@ from turnlens.core.prebuilt import IGNORECASE, compile_re
 TYPE_CHECKING = False  # neither `typing` nor `re` on the one-shot path (see core/record.py)
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator
     from typing import Final
 
 # the longest text read as a bare pick or go-ahead (code points, trimmed)
@@ -176,13 +177,14 @@ _SAID_UNASKED = (
     r"|no[ \t]++me[ \t]++preguntes|не[ \t]++спрашива\w*+|без[ \t]++вопросов|(?:别|不要|不用)(?:再)?问我?|聞かずに|확인[ \t]*+없이"
     r"|묻지[ \t]*+말고|물어보지[ \t]*+말고)"
 )
-# the work resumed ("keep going", "the rest", "proceed to the next step", "继续剩下的", "続けてください",
-# "делай дальше")
+# the work resumed ("keep going", "the rest", "proceed to the next step", "so you can continue",
+# "继续剩下的", "続けてください", "делай дальше", "продолжай работу"), with at most what is resumed
 _SAID_RESUME = (
     r"(?:(?:please[ \t]++)?(?:continue|keep[ \t]++going|carry[ \t]++on|go[ \t]++on|(?:with[ \t]++)?the[ \t]++rest"
-    r"|proceed(?:[ \t]++(?:to|with)[ \t]++the[ \t]++(?:plan|next[ \t]++steps?))?)"
-    r"|继续(?:做|完成)?|剩下的|続けて(?:ください)?|계속(?:[ \t]*+(?:해줘|해주세요|진행해\w*+))?|продолжай|(?:делай[ \t]++)?дальше"
-    r"|continua|contin[uú]a|prossiga|sigue|weiter(?:machen)?|lanjut(?:kan|in|ing)?|teruskan"
+    r"|proceed(?:[ \t]++(?:to|with)[ \t]++the[ \t]++(?:plan|next[ \t]++steps?))?"
+    r"|(?:so[ \t]++)?you[ \t]++can[ \t]++(?:continue|proceed|start[ \t]++fresh))"
+    r"|继续(?:做|完成)?|剩下的|続けて(?:ください)?|계속\w*+(?:[ \t]*+진행해\w*+)?|продолжа\w*+(?:[ \t]++\w++)?"
+    r"|(?:делай[ \t]++)?дальше|continua\w*+|contin[uú]a|prossiga|sigue|weiter(?:machen)?|lanjut(?:kan|in|ing)?|teruskan"
     r"|(?:다음[ \t]*+)?단계[ \t]*+진행(?:합니다|해\w*+))"
     # what is resumed: the plan, the rest, what was cut off ("continue o plano", "lanjutkan yang terputus")
     r"(?:[ \t]++(?:the[ \t]++(?:plan|rest)|o[ \t]++plano|el[ \t]++plan|where[ \t]++you[ \t]++(?:left[ \t]++off|stopped)"
@@ -196,7 +198,7 @@ _SAID_GO = (
 # a yes, an ok or praise opening a clause ("ok do it", "отлично делай дальше", "好的，继续")
 _SAID_LEAD = (
     r"(?:(?:ok|okay|sure|yes|yeah|great|perfect|good|nice|cool|отлично|хорошо|ладно|好的|好|行|嗯|はい|네|응|좋아"
-    r"|sim|s[ií]|[óo]timo|perfeito|genial|vale|你|您)[ \t,，、]*+)?"
+    r"|sim|s[ií]|[óo]timo|perfeito|genial|vale|你|您|but|но)[ \t,，、]*+)?"
 )
 _SAID_ONE = rf"(?:{_SAID_ALL}|{_SAID_ORDER}|{_SAID_UNASKED}|{_SAID_RESUME}|{_SAID_GO})"
 _SAID_CLAUSE = (
@@ -210,8 +212,9 @@ _SAID_YES = (
     r"\A(?:ok|okay|sure|yes|yeah|好的?|はい|네|응|sim|s[ií]|да|cool|great|perfect|отлично|хорошо|thanks|thank[ \t]++you)"
     r"(?:[ \t]++(?:great|perfect|cool|good|nice|thanks|thank[ \t]++you))?\Z"
 )
-# where a prompt splits into clauses: a stop, a comma, a dash, a run of spaces, and "and" or "but"
-_SAID_SPLIT = r"[\n.,;!，。！、；~…]++|[ \t]++[-—–][ \t]++|[ \t]{2,}+|[ \t]++(?:and|but|e|y|и|но)[ \t]++"
+# where a prompt splits into clauses (`clauses`): a stop, a comma, a dash or a run of spaces
+# between words, and "and" in the guide's languages ("but" stays: it opens a clause)
+_CLAUSE_SPLIT = r"[\n.,;!，。！、；~…]++|[ \t]++[-—–][ \t]++|[ \t]{2,}+|[ \t]++(?:and|et|e|y|und|и)[ \t]++"
 # full-width ASCII (U+FF01…U+FF5E) to ASCII, and the ideographic space to a space
 _HALF_WIDTH: Final = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
 # compiled when a person's prompt first asks (a few ms): a session with none never pays for it
@@ -239,7 +242,7 @@ def _patterns() -> list[re.Pattern[str]]:
             compile_re(_SAID_CLAUSE, IGNORECASE),
             compile_re(_SAID_RESUME_ONLY, IGNORECASE),
             compile_re(_SAID_YES, IGNORECASE),
-            compile_re(_SAID_SPLIT, IGNORECASE),
+            compile_re(_CLAUSE_SPLIT, IGNORECASE),
         ]
     return _compiled
 
@@ -278,23 +281,36 @@ def stated_choice(text: str) -> bool:
     return text_words(len(body.split()), body) <= STATED_MAX_WORDS
 
 
+def clauses(text: str) -> Iterator[str]:
+    """The clauses of a short prompt (split at stops, commas, dashes and "and"), trimmed of
+    blanks, quotes, brackets and emphasis; empty ones skipped. `said_go_ahead`, `said_resume`
+    and `core.prompt_shapes.tells_done` read a prompt so."""
+    for clause in _patterns()[6].split(text):
+        part = clause.strip(" \t:()\"'*")
+        if part:
+            yield part
+
+
+def resumes(clause: str) -> bool:
+    """Whether a clause only resumes the work ("ok, keep going", "继续剩下的"): no option, no
+    go-ahead of its own."""
+    return _patterns()[4].match(clause) is not None
+
+
 def said_go_ahead(text: str) -> bool:
     """Whether a person's prompt is a go-ahead said in clauses with no task of its own (see the
     module): "let's do all three, one at a time", "sure, and don't ask me again". A prompt that
-    only resumes ("ok, keep going") is not one: it decides nothing (Part 1), and its readers
-    split on it for the router."""
+    only resumes ("ok, keep going") is not one: it decides nothing (Part 1; `said_resume`)."""
     body = text.strip()
     if not 0 < len(body) <= SAID_MAX or "?" in body or "？" in body:
         return False
-    patterns = _patterns()
-    clause_re, resume_re, yes_re, split_re = patterns[3:7]
+    clause_re, yes_re = _patterns()[3], _patterns()[5]
     go = False
-    for clause in split_re.split(body):
-        part = clause.strip(" \t:()\"'*")
-        if not part or yes_re.match(part):
+    for part in clauses(body):
+        if yes_re.match(part):
             continue
         if clause_re.match(part):
-            go = go or resume_re.match(part) is None
+            go = go or not resumes(part)
         elif bare_pick(part):
             go = True
         else:
@@ -310,14 +326,19 @@ def said_resume(text: str) -> bool:
     body = text.strip()
     if not 0 < len(body) <= SAID_MAX or "?" in body or "？" in body:
         return False
-    patterns = _patterns()
-    resume_re, yes_re, split_re = patterns[4:7]
+    yes_re = _patterns()[5]
     resumed = False
-    for clause in split_re.split(body):
-        part = clause.strip(" \t:()\"'*")
-        if not part or yes_re.match(part):
+    for part in clauses(body):
+        if yes_re.match(part):
             continue
-        if resume_re.match(part) is None:
+        if not resumes(part):
             return False
         resumed = True
     return resumed
+
+
+def goes_ahead(text: str) -> bool:
+    """Whether a person's prompt lets the agent go on with no task of its own: a bare pick or
+    go-ahead, one said in clauses, or a resume alone (Part 2: chat, the route was set when the
+    work was asked)."""
+    return bare_pick(text) or said_go_ahead(text) or said_resume(text)

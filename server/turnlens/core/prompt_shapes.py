@@ -420,17 +420,29 @@ _SPEC_BETWEEN = (
     r"|meets?|follows?|like|as|than|same"
     r"|en|de|del|da|do|para|con|com|nach|gem[äa]ß|für|mit|по|для|с)\b)[^\s.]++[ \t]++){0,4}?"
 )
+# the verbs of making a plan or a spec is asked with, in English and in the guide's other languages
+_MAKE_EN = (
+    r"\b(?:write|make(?![ \t]++sure\b)|create|develop|draft|prepare|produce|come[ \t]++up[ \t]++with|give[ \t]++me"
+    r"|put[ \t]++together|outline|propose|formulate)"
+)
+_MAKE_INTL = (
+    r"\b(?:elabor[ae]\w*+|crea|haz|escribe|cria|escreva|fa[çc]a|fais|r[ée]dige[sz]?|erstelle|schreibe?|entwirf"
+    r"|составь|напиши|подготовь|разработай)"
+)
 _PLAN_ASKED = (
     # in English a word or more comes between ("make a plan"; "make plan" is a make target)
-    r"\b(?:write|make(?![ \t]++sure\b)|create|develop|draft|prepare|produce|come[ \t]++up[ \t]++with|give[ \t]++me|put[ \t]++together"
-    r"|outline|propose|formulate)[ \t]++(?:[^\s.]++[ \t]++){1,6}?"
+    _MAKE_EN
+    + r"[ \t]++(?:[^\s.]++[ \t]++){1,6}?"
     + _PLAN_NOUNS
-    + r"|\b(?:elabor[ae]\w*+|crea|haz"
-    r"|escribe|cria|fa[çc]a|fais|r[ée]dige[sz]?|erstelle|entwirf|составь|напиши|подготовь|разработай)"
-    r"[ \t]++(?:[^\s.]++[ \t]++){0,6}?"
+    + r"|"
+    + _MAKE_INTL
+    + r"[ \t]++(?:[^\s.]++[ \t]++){0,6}?"
     + _PLAN_NOUNS
-    + r"|\b(?:write|make(?![ \t]++sure\b)|create|draft|prepare|produce|put[ \t]++together|outline|propose"
-    r"|elabor[ae]\w*+|crea|escribe|cria|escreva|r[ée]dige[sz]?|erstelle|schreibe?|составь|напиши|подготовь)[ \t]++"
+    + r"|(?:"
+    + _MAKE_EN
+    + r"|"
+    + _MAKE_INTL
+    + r")[ \t]++"
     + _SPEC_BETWEEN
     + _SPEC_NOUNS
     + r"|(?:制定|写|出|给出|列出|设计|做)(?:一个|一份|一下|个|份)?[^。\n]{0,8}?(?:计划|方案|规划|路线图|设计文档|需求文档|需求说明|规格说明)"
@@ -1110,25 +1122,14 @@ _DONE_BUT = (
     r"\b(?:but|still|however|though|except|yet|only|not|no|pero|todav[ií]a|mas|ainda|mais|aber|noch"
     r"|nicht|pas|n[ãa]o|но|ещё|еще|не)\b|n['’]t|但|还是|仍|可是|不过|不|没有|けど|ただ|ない|하지만|근데|는데|않|안[ \t]"
 )
-# a resume said with it ("the key is set. continue", "Файлы созданы, продолжай")
-_DONE_RESUME = (
-    r"\A(?:please[ \t]++)?(?:continue|go[ \t]++on|carry[ \t]++on|keep[ \t]++going|proceed"
-    r"|(?:so[ \t]++)?you[ \t]++can[ \t]++(?:continue|proceed|start[ \t]++fresh)"
-    r"|продолжа\w*+(?:[ \t]++\w++)?|continua\w*+|contin[uú]a|weiter(?:machen)?|继续吧?|続けて(?:ください)?|계속\w*+)\Z"
-)
 # a clause that opens on an order is a request ("check that it is working", "先把…跑通了")
 _DONE_ASKS = (
     r"\A(?:make|ensure|check|test|verify|see|confirm|remember|save|salve|try|let|run|please)(?![\w'’])"
     r"|\A(?:先|把|请|請|帮|幫)"
 )
-# where a prompt splits into clauses: a stop, a comma, a dash or a run of spaces between words, and
-# "and" in the guide's languages
-_DONE_SPLIT = r"[\n.,;!，。！、；~…]++|[ \t]++-[ \t]++|[ \t]{2,}+|[ \t]++(?:and|et|e|y|und|и)[ \t]++"
 _DONE_CLAUSE_RE = compile_re(_DONE_CLAUSE, IGNORECASE)
 _DONE_BUT_RE = compile_re(_DONE_BUT, IGNORECASE)
-_DONE_RESUME_RE = compile_re(_DONE_RESUME, IGNORECASE)
 _DONE_ASKS_RE = compile_re(_DONE_ASKS, IGNORECASE)
-_DONE_SPLIT_RE = compile_re(_DONE_SPLIT, IGNORECASE)
 
 
 def tells_done(text: str) -> bool:
@@ -1139,21 +1140,15 @@ def tells_done(text: str) -> bool:
     body = text.strip()
     if not 0 < len(body) <= DONE_MAX or "?" in body or "？" in body:
         return False
-    from turnlens.core.picks import bare_pick
+    # the clauses and the resume are the go-ahead's (`core.picks`): one reading of a short prompt
+    from turnlens.core.picks import bare_pick, clauses, resumes
 
     told = False
     # clause by clause first: most prompts open on a request, which ends the search there
-    for clause in _DONE_SPLIT_RE.split(body):
-        part = clause.strip(" \t:()\"'*")
-        if not part:
-            continue
+    for part in clauses(body):
         words = text_words(len(part.split()), part)
         if _DONE_CLAUSE_RE.search(part) is None:
-            if (
-                (_SOCIAL_RE.match(part) is not None and words <= 2)
-                or _DONE_RESUME_RE.match(part)
-                or bare_pick(part)
-            ):
+            if (_SOCIAL_RE.match(part) is not None and words <= 2) or resumes(part) or bare_pick(part):
                 continue
             return False
         if (

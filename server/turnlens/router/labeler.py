@@ -57,8 +57,9 @@ Seven more cases the guide settles and the model's words do not (Part 2):
   迁移方案") is design: the deliverable is the plan, not the code
   (`core.prompt_shapes.asks_for_plan`: a verb of making, then a plan, a roadmap, a design document,
   an architecture or a spec to be written, "write a PRD for the export", "요구사항 문서를 작성해 줘";
-  a plan or a spec only named, "follow the plan", "make it match the spec", is not asked for). Where the model says
-  coding, the labeler answers design (or chat, when the model finds that likelier).
+  a plan or a spec only named, "follow the plan", "make it match the spec", is not asked for).
+  Where the model says coding, the labeler answers design (or chat, when the model finds that
+  likelier).
 - A run asked for with no change ("run the benchmark script", "execute the failing test",
   "请运行一下所有测试": the pack's `bookkeeping.run` fired, no coding rule did, a plain report) is
   bookkeeping where the model says coding: Part 2's "run a command".
@@ -328,10 +329,10 @@ def _guide_evidence(body: str, result: Score, prediction: Prediction) -> tuple[P
     next asked is design, a pasted error is coding (a build error) or analysis (a failure at run
     time), a plan asked for is design, a document to write is coding, a symptom told or a
     question asked with no change is analysis, a run asked for with no change is bookkeeping."""
-    from turnlens.core.picks import bare_pick, said_go_ahead, said_resume
+    from turnlens.core.picks import goes_ahead
     from turnlens.learn.model import Model
 
-    if bare_pick(body) or said_go_ahead(body) or said_resume(body):
+    if goes_ahead(body):
         return Model.restrict(prediction, tuple(_NO_TASK)), PICK_WHY
     from turnlens.core.prompt_shapes import (
         ABOUT_ALONE_MAX,
@@ -423,15 +424,13 @@ def asks_for_work(text: str) -> bool:
     one of the prompts Part 2 calls chat (a bare pick or go-ahead, a standing rule with no task,
     a question to the agent about itself, a report that something is done)."""
     from turnlens.core.outcomes import reports_done
-    from turnlens.core.picks import bare_pick, said_go_ahead, said_resume
+    from turnlens.core.picks import goes_ahead
     from turnlens.core.prompt_shapes import about_the_agent, asks, standing_rule, tells_done
 
     if not asks(text):
         return False
     return not (
-        bare_pick(text)
-        or said_go_ahead(text)
-        or said_resume(text)
+        goes_ahead(text)
         or standing_rule(text)
         or about_the_agent(text)
         or reports_done(text)
