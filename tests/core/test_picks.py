@@ -291,8 +291,8 @@ SAID = [
     "go ahead with all of them, without asking",
     "apply the recommended fix",
     "LGTM, ship it",
-    "ok great! do it",
-    "승인합니다.",
+    "ok great, go ahead",
+    "네, 승인합니다",
     "2, and do everything without stopping",
     "两个都做吧",
     "好的，全部都做，别问我",
@@ -307,8 +307,8 @@ SAID = [
 RESUMES = [
     "ok, keep going",
     "please continue with the rest",
-    "继续剩下的",
-    "отлично, делай дальше",
+    "继续完成剩下的",
+    "хорошо, делай дальше",
     "계속 진행해줘",
     "continue the plan",
     "ok, lanjutkan",
@@ -317,7 +317,7 @@ RESUMES = [
 ]
 # a task named, a question, a report, a state, an ok alone: not a go-ahead said in clauses
 NOT_SAID = [
-    "fix everything",
+    "fix all of them",
     "do it and add the tests",
     "do all of them?",
     "all tests pass",

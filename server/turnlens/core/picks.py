@@ -33,7 +33,7 @@ option taken ("let's do both, one at a time", "全部やって"), the agent let 
 ("go ahead, don't ask me again", "faz tudo sem perguntar"), what it proposed taken ("apply the
 recommended one"), in an order ("one at a time"), with the work resumed. Each clause is one of
 those, a pick, an ok or a thanks, and one at least lets the agent do what it proposed: a resume
-alone ("ok, keep going", "继续剩下的") decides nothing. One naming the work ("fix everything",
+alone ("ok, keep going", "继续完成剩下的") decides nothing. One naming the work ("fix all of them",
 "do it and add the tests") is a task, left to the model. Part 2 calls such a prompt chat (the
 route was set when the work was asked); Part 1 a decision.
 """
@@ -178,7 +178,7 @@ _SAID_UNASKED = (
     r"|묻지[ \t]*+말고|물어보지[ \t]*+말고)"
 )
 # the work resumed ("keep going", "the rest", "proceed to the next step", "so you can continue",
-# "继续剩下的", "続けてください", "делай дальше", "продолжай работу"), with at most what is resumed
+# "继续完成剩下的", "続けてください", "делай дальше", "продолжай работу"), with at most what is resumed
 _SAID_RESUME = (
     r"(?:(?:please[ \t]++)?(?:continue|keep[ \t]++going|carry[ \t]++on|go[ \t]++on|(?:with[ \t]++)?the[ \t]++rest"
     r"|proceed(?:[ \t]++(?:to|with)[ \t]++the[ \t]++(?:plan|next[ \t]++steps?))?"
@@ -186,7 +186,7 @@ _SAID_RESUME = (
     r"|继续(?:做|完成)?|剩下的|続けて(?:ください)?|계속\w*+(?:[ \t]*+진행해\w*+)?|продолжа\w*+(?:[ \t]++\w++)?"
     r"|(?:делай[ \t]++)?дальше|continua\w*+|contin[uú]a|prossiga|sigue|weiter(?:machen)?|lanjut(?:kan|in|ing)?|teruskan"
     r"|(?:다음[ \t]*+)?단계[ \t]*+진행(?:합니다|해\w*+))"
-    # what is resumed: the plan, the rest, what was cut off ("continue o plano", "lanjutkan yang terputus")
+    # what is resumed: the plan, the rest, what was cut off ("continue the plan", "continua o plano", Indonesian "yang terputus")
     r"(?:[ \t]++(?:the[ \t]++(?:plan|rest)|o[ \t]++plano|el[ \t]++plan|where[ \t]++you[ \t]++(?:left[ \t]++off|stopped)"
     r"|(?:yg|yang)[ \t]++terputus|from[ \t]++where[ \t]++(?:you|it)[ \t]++stopped))?"
 )
@@ -195,7 +195,7 @@ _SAID_GO = (
     r"(?:do[ \t]++it|go[ \t]++ahead|let['’]?s[ \t]++(?:do[ \t]++it|go)|go[ \t]++for[ \t]++it|make[ \t]++it[ \t]++so"
     r"|(?:pode[ \t]++)?(?:fa[çz]a|fazer)|hazlo|делай|сделай|진행해\w*+|やって(?:ください)?|做吧|做|执行|실행해\w*+)"
 )
-# a yes, an ok or praise opening a clause ("ok do it", "отлично делай дальше", "好的，继续")
+# a yes, an ok or praise opening a clause ("ok do it", "хорошо, продолжай", "好的，继续")
 _SAID_LEAD = (
     r"(?:(?:ok|okay|sure|yes|yeah|great|perfect|good|nice|cool|отлично|хорошо|ладно|好的|好|行|嗯|はい|네|응|좋아"
     r"|sim|s[ií]|[óo]timo|perfeito|genial|vale|你|您|but|но)[ \t,，、]*+)?"
@@ -292,7 +292,7 @@ def clauses(text: str) -> Iterator[str]:
 
 
 def resumes(clause: str) -> bool:
-    """Whether a clause only resumes the work ("ok, keep going", "继续剩下的"): no option, no
+    """Whether a clause only resumes the work ("ok, keep going", "继续完成剩下的"): no option, no
     go-ahead of its own."""
     return _patterns()[4].match(clause) is not None
 
@@ -320,7 +320,7 @@ def said_go_ahead(text: str) -> bool:
 
 def said_resume(text: str) -> bool:
     """Whether a person's prompt only resumes the work, in a few clauses with no task of their
-    own ("ok, keep going", "continue the plan", "继续剩下的", "lanjutkan yang terputus"). Part 2
+    own ("ok, keep going", "continue the plan", "继续完成剩下的", "lanjutkan yang terputus"). Part 2
     calls it chat (the route was set when the work was asked); Part 1 no decision (see
     `said_go_ahead`)."""
     body = text.strip()
